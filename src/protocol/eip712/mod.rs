@@ -1,0 +1,47 @@
+//! EIP-712 intents (§4): the three domains, the typed structs, digests, intent ids, the relayer
+//! bodies of §3.10/§3.11 and the wallet-facing `eth_signTypedData_v4` JSON of §4.5.
+//!
+//! Who may sign what is enforced by the type system: [`SessionSigner::sign`] accepts only
+//! [`SessionIntent`]s (open, close, cancel), [`WalletSigner::sign`] only [`WalletIntent`]s.
+//! A session key signs a close (this compiles and runs):
+//!
+//! ```
+//! use papertrade_tui::protocol::eip712::{Close, SessionSigner};
+//! use alloy_primitives::{Address, U256};
+//! let key = SessionSigner::random();
+//! let close = Close { user: Address::ZERO, positionIds: vec![U256::from(7u8)], nonce: U256::from(1u8), deadline: 1 };
+//! let signed = key.sign(close).unwrap();
+//! assert_eq!(signed.signer(), key.address());
+//! ```
+//!
+//! The same key signing a withdrawal does not compile:
+//!
+//! ```compile_fail
+//! use papertrade_tui::protocol::eip712::{SessionSigner, WithdrawToCore};
+//! use alloy_primitives::{Address, U256};
+//! let key = SessionSigner::random();
+//! let withdraw = WithdrawToCore { user: Address::ZERO, amount: U256::from(10_000_000u64), nonce: U256::from(1u8), deadline: 1 };
+//! let _ = key.sign(withdraw);
+//! ```
+//!
+//! ```compile_fail
+//! use papertrade_tui::protocol::eip712::{SessionSigner, Stake};
+//! use alloy_primitives::{Address, U256};
+//! let key = SessionSigner::random();
+//! let _ = key.sign(Stake { user: Address::ZERO, amount: U256::from(1u8), nonce: U256::from(1u8), deadline: 1 });
+//! ```
+
+mod domain;
+mod field;
+mod intents;
+mod signed;
+mod signer;
+
+pub use domain::{CHAIN_ID, Domain, EXCHANGE_ADDRESS, PAPER_STAKING_ADDRESS};
+pub use field::{FieldValue, Strictness};
+pub use intents::{
+    CancelIntent, Claim, Close, Distribute, Intent, IntentKind, MAX_CLOSE_IDS, NonceLane,
+    OpenPosition, RegisterSessionKey, SessionIntent, Stake, Unstake, WalletIntent, WithdrawToCore,
+};
+pub use signed::{INTENT_ID_TAG, Post, Signed, SignedError, intent_id, typed_data_json};
+pub use signer::{SessionSigner, SignError, WalletSigner};

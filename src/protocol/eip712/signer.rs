@@ -1,0 +1,80 @@
+//! Local signers with their scope in the type: a session key signs only [`SessionIntent`]s, a
+//! wallet only [`WalletIntent`]s. Neither ever prints its key.
+
+use alloy_primitives::{Address, B256};
+use alloy_signer::SignerSync;
+use alloy_signer_local::PrivateKeySigner;
+
+use super::intents::{Intent, SessionIntent, WalletIntent};
+use super::signed::Signed;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SignError {
+    #[error("not a valid secp256k1 private key")]
+    InvalidKey,
+    #[error("signing failed")]
+    Failed,
+}
+
+fn sign_with<I: Intent>(key: &PrivateKeySigner, intent: I) -> Result<Signed<I>, SignError> {
+    let digest = intent.eip712_signing_hash(&I::DOMAIN.eip712());
+    // RFC 6979 deterministic, low-S: byte-for-byte what viem produces (§4.4).
+    let signature = key.sign_hash_sync(&digest).map_err(|_| SignError::Failed)?;
+    Ok(Signed::new_verified(intent, signature, key.address()))
+}
+
+fn key_from_bytes(secret: &B256) -> Result<PrivateKeySigner, SignError> {
+    PrivateKeySigner::from_bytes(secret).map_err(|_| SignError::InvalidKey)
+}
+
+macro_rules! scoped_signer {
+    ($(#[$doc:meta])* $name:ident, $scope:ident) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name {
+            key: PrivateKeySigner,
+        }
+
+        impl $name {
+            /// Use an existing 32-byte secret.
+            pub fn from_bytes(secret: &B256) -> Result<Self, SignError> {
+                Ok(Self { key: key_from_bytes(secret)? })
+            }
+
+            /// A fresh key from the OS random source.
+            pub fn random() -> Self {
+                Self { key: PrivateKeySigner::random() }
+            }
+
+            pub fn address(&self) -> Address {
+                self.key.address()
+            }
+
+            /// The secret, for storing it (keyring or keystore). Never log or display it.
+            pub fn secret_bytes(&self) -> B256 {
+                self.key.to_bytes()
+            }
+
+            pub fn sign<I: $scope>(&self, intent: I) -> Result<Signed<I>, SignError> {
+                sign_with(&self.key, intent)
+            }
+        }
+
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, concat!(stringify!($name), "({:#x})"), self.address())
+            }
+        }
+    };
+}
+
+scoped_signer!(
+    /// The session key: signs open, close and cancel; can never withdraw, stake or claim.
+    SessionSigner,
+    SessionIntent
+);
+scoped_signer!(
+    /// The owner's wallet key (from an unlocked keystore): registers session keys, withdraws.
+    WalletSigner,
+    WalletIntent
+);

@@ -1,0 +1,492 @@
+//! The ordered open checks of §5.4 and open capacity (the largest margin that would pass).
+
+use alloy_primitives::U256;
+
+use crate::protocol::trading::{Cap, Instrument, TradingState};
+use crate::protocol::units::wad_text;
+
+/// Everything the relayer checks an open against.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenCheck<'a> {
+    pub state: &'a TradingState,
+    pub market: &'a Instrument,
+    pub is_long: bool,
+    /// wad
+    pub margin: u128,
+    pub leverage: u32,
+    pub use_debt: bool,
+    /// Raw mark; needed for the open-interest cap.
+    pub mark: Option<u64>,
+    /// The account's funds, when an account is known.
+    pub funds: Option<OpenFunds>,
+}
+
+/// The account figures an open is checked against (wads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OpenFunds {
+    /// `funds.availableBalance`: usable for opens from balance.
+    pub available_balance: u128,
+    /// `funds.availableQueued`: usable for `useDebt` opens.
+    pub available_queued: u128,
+    /// `consumableDebt − (queued − availableQueued)`.
+    pub debt_room: u128,
+}
+
+/// Why the relayer would refuse an open, in the order it checks (§5.4).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OpenRejection {
+    #[error("trading is paused on the exchange")]
+    TradingPaused,
+    #[error("{symbol} is not open for new positions ({status})")]
+    MarketNotOpenable {
+        symbol: String,
+        status: &'static str,
+    },
+    #[error("the relayer is not accepting new positions right now (openPosition paused)")]
+    IntakePaused,
+    #[error("leverage {leverage}x is outside 1..{max}x for {symbol}")]
+    LeverageAboveMaximum {
+        leverage: u32,
+        max: u32,
+        symbol: String,
+    },
+    #[error("leverage {leverage}x is below the venue minimum of {min}x")]
+    LeverageBelowMinimum { leverage: u32, min: u32 },
+    #[error("margin ${} is below the minimum of ${}", wad_text(*margin as i128, 2), wad_text(*min as i128, 2))]
+    MarginBelowMinimum { margin: u128, min: u128 },
+    #[error("notional ${} is above the {symbol} maximum of ${}", wad_text(*notional as i128, 2), wad_text(*max as i128, 2))]
+    NotionalAboveMaximum {
+        notional: u128,
+        max: u128,
+        symbol: String,
+    },
+    #[error("notional ${} is below the minimum of ${}", wad_text(*notional as i128, 2), wad_text(*min as i128, 2))]
+    NotionalBelowMinimum { notional: u128, min: u128 },
+    #[error("margin ${} is more than the available balance of ${}", wad_text(*margin as i128, 2), wad_text(*available as i128, 2))]
+    InsufficientBalance { margin: u128, available: u128 },
+    #[error("margin ${} is more than the available queued balance of ${}", wad_text(*margin as i128, 2), wad_text(*available as i128, 2))]
+    InsufficientQueued { margin: u128, available: u128 },
+    #[error("margin ${} is more than the debt room of ${}", wad_text(*margin as i128, 2), wad_text(*room as i128, 2))]
+    InsufficientDebtRoom { margin: u128, room: u128 },
+    #[error("the {side} open-interest cap leaves room for ${} of notional (at most ${} margin at {leverage}x)", wad_text(*headroom as i128, 2), wad_text((*headroom / u128::from(*leverage)) as i128, 2))]
+    OpenInterestCap {
+        side: &'static str,
+        headroom: u128,
+        leverage: u32,
+    },
+}
+
+impl OpenRejection {
+    /// A stable machine-readable code for scripts.
+    pub fn code(&self) -> &'static str {
+        match self {
+            OpenRejection::TradingPaused => "trading_paused",
+            OpenRejection::MarketNotOpenable { .. } => "market_not_openable",
+            OpenRejection::IntakePaused => "intake_action_paused",
+            OpenRejection::LeverageAboveMaximum { .. } => "leverage_above_maximum",
+            OpenRejection::LeverageBelowMinimum { .. } => "leverage_below_minimum",
+            OpenRejection::MarginBelowMinimum { .. } => "margin_below_minimum",
+            OpenRejection::NotionalAboveMaximum { .. } => "notional_above_maximum",
+            OpenRejection::NotionalBelowMinimum { .. } => "notional_below_minimum",
+            OpenRejection::InsufficientBalance { .. } => "insufficient_balance",
+            OpenRejection::InsufficientQueued { .. } => "insufficient_queued_balance",
+            OpenRejection::InsufficientDebtRoom { .. } => "insufficient_debt_room",
+            OpenRejection::OpenInterestCap { .. } => "open_interest_cap",
+        }
+    }
+}
+
+/// Run the §5.4 checks in order; the first failure is the relayer's reason.
+pub fn check_open(c: &OpenCheck) -> Result<(), OpenRejection> {
+    let OpenCheck { state, market, .. } = *c;
+    if state.trading_paused {
+        return Err(OpenRejection::TradingPaused);
+    }
+    if !market.openable() {
+        return Err(OpenRejection::MarketNotOpenable {
+            symbol: market.symbol.clone(),
+            status: market.status(state.trading_paused).label(),
+        });
+    }
+    if !state.action_accepted("openPosition") {
+        return Err(OpenRejection::IntakePaused);
+    }
+    let max = state.leverage_ceiling(market);
+    if c.leverage == 0 || c.leverage > max {
+        return Err(OpenRejection::LeverageAboveMaximum {
+            leverage: c.leverage,
+            max,
+            symbol: market.symbol.clone(),
+        });
+    }
+    if state.minimum_leverage != 0 && c.leverage < state.minimum_leverage {
+        return Err(OpenRejection::LeverageBelowMinimum {
+            leverage: c.leverage,
+            min: state.minimum_leverage,
+        });
+    }
+    if c.margin < state.minimum_trade_size {
+        return Err(OpenRejection::MarginBelowMinimum {
+            margin: c.margin,
+            min: state.minimum_trade_size,
+        });
+    }
+    let notional = c.margin.saturating_mul(u128::from(c.leverage));
+    if notional > market.max_position_notional {
+        return Err(OpenRejection::NotionalAboveMaximum {
+            notional,
+            max: market.max_position_notional,
+            symbol: market.symbol.clone(),
+        });
+    }
+    if notional < state.minimum_open_notional {
+        return Err(OpenRejection::NotionalBelowMinimum {
+            notional,
+            min: state.minimum_open_notional,
+        });
+    }
+    if let Some(funds) = c.funds {
+        if c.use_debt {
+            if c.margin > funds.available_queued {
+                return Err(OpenRejection::InsufficientQueued {
+                    margin: c.margin,
+                    available: funds.available_queued,
+                });
+            }
+            if c.margin > funds.debt_room {
+                return Err(OpenRejection::InsufficientDebtRoom {
+                    margin: c.margin,
+                    room: funds.debt_room,
+                });
+            }
+        } else if c.margin > funds.available_balance {
+            return Err(OpenRejection::InsufficientBalance {
+                margin: c.margin,
+                available: funds.available_balance,
+            });
+        }
+    }
+    if let Some(headroom) = c
+        .mark
+        .and_then(|m| oi_headroom(state, market, c.is_long, m))
+        && c.margin > headroom / u128::from(c.leverage)
+    {
+        return Err(OpenRejection::OpenInterestCap {
+            side: if c.is_long { "long" } else { "short" },
+            headroom,
+            leverage: c.leverage,
+        });
+    }
+    Ok(())
+}
+
+/// USD notional (wad) the side's open-interest cap still allows at `mark`:
+/// `floor((cap − sideOi)·mark/priceScale)`. `None` when the side is uncapped.
+/// An older `intake` net-OI cap tightens it: `netCap = otherSideOi + floor(maxNetOI·scale/mark)`.
+pub fn oi_headroom(
+    state: &TradingState,
+    market: &Instrument,
+    is_long: bool,
+    mark: u64,
+) -> Option<u128> {
+    let side_cap = match market.cap(is_long) {
+        Cap::Limit(c) => Some(c),
+        Cap::Unlimited => None,
+    };
+    let net_cap = match (state.intake.max_net_open_interest, mark) {
+        (Some(max_net), m) if m > 0 => {
+            let extra = U256::from(max_net) * U256::from(market.price_scale) / U256::from(m);
+            let other = U256::from(market.oi(!is_long));
+            Some(u128::try_from(other + extra).unwrap_or(u128::MAX))
+        }
+        _ => None,
+    };
+    let cap = match (side_cap, net_cap) {
+        (Some(a), Some(b)) => a.min(b),
+        (Some(a), None) | (None, Some(a)) => a,
+        (None, None) => return None,
+    };
+    let room = cap.saturating_sub(market.oi(is_long));
+    let usd = U256::from(room) * U256::from(mark) / U256::from(market.price_scale);
+    Some(u128::try_from(usd).unwrap_or(u128::MAX))
+}
+
+/// The largest margin an open at `leverage` could use, and what limits it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Capacity {
+    /// wad
+    pub max_margin: u128,
+    pub limit: CapacityLimit,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CapacityLimit {
+    /// The account's available balance (or queued balance / debt room for `useDebt`).
+    Balance,
+    /// The market's maximum position notional.
+    MaxNotional,
+    /// The side's open-interest cap.
+    OpenInterest,
+}
+
+impl CapacityLimit {
+    pub fn label(self) -> &'static str {
+        match self {
+            CapacityLimit::Balance => "available balance",
+            CapacityLimit::MaxNotional => "max position notional",
+            CapacityLimit::OpenInterest => "open-interest cap",
+        }
+    }
+}
+
+/// `min(available, maxPositionNotional/L, headroom/L)` (§5.4). Leverage must be at least 1.
+pub fn open_capacity(
+    state: &TradingState,
+    market: &Instrument,
+    is_long: bool,
+    leverage: u32,
+    use_debt: bool,
+    mark: Option<u64>,
+    funds: Option<OpenFunds>,
+) -> Capacity {
+    let l = u128::from(leverage.max(1));
+    let mut best = Capacity {
+        max_margin: market.max_position_notional / l,
+        limit: CapacityLimit::MaxNotional,
+    };
+    if let Some(headroom) = mark.and_then(|m| oi_headroom(state, market, is_long, m))
+        && headroom / l < best.max_margin
+    {
+        best = Capacity {
+            max_margin: headroom / l,
+            limit: CapacityLimit::OpenInterest,
+        };
+    }
+    if let Some(f) = funds {
+        let available = if use_debt {
+            f.available_queued.min(f.debt_room)
+        } else {
+            f.available_balance
+        };
+        if available < best.max_margin {
+            best = Capacity {
+                max_margin: available,
+                limit: CapacityLimit::Balance,
+            };
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::units::WAD;
+    use serde_json::Value;
+
+    fn state() -> TradingState {
+        TradingState::decode(include_str!("../../../assets/trading_mainnet.json")).unwrap()
+    }
+
+    fn check(state: &TradingState, margin_usd: u128, leverage: u32) -> Result<(), OpenRejection> {
+        let market = state.market("BTC").unwrap();
+        check_open(&OpenCheck {
+            state,
+            market,
+            is_long: true,
+            margin: margin_usd * WAD,
+            leverage,
+            use_debt: false,
+            mark: Some(830655),
+            funds: None,
+        })
+    }
+
+    #[test]
+    fn checks_run_in_order() {
+        let s = state();
+        assert_eq!(check(&s, 100, 500), Ok(()));
+        assert_eq!(
+            check(&s, 9, 1000).unwrap_err().code(),
+            "margin_below_minimum"
+        );
+        assert_eq!(
+            check(&s, 10, 50).unwrap_err().code(),
+            "notional_below_minimum"
+        );
+        assert_eq!(
+            check(&s, 100_000, 101).unwrap_err().code(),
+            "notional_above_maximum"
+        );
+        assert_eq!(
+            check(&s, 100, 1001).unwrap_err().code(),
+            "leverage_above_maximum"
+        );
+        assert_eq!(
+            check(&s, 100, 0).unwrap_err().code(),
+            "leverage_above_maximum"
+        );
+        let mut paused = s.clone();
+        paused.trading_paused = true;
+        // Pause wins over every later check.
+        assert_eq!(check(&paused, 9, 0).unwrap_err().code(), "trading_paused");
+        let mut intake = s.clone();
+        intake.intake.paused_actions.push("openPosition".into());
+        assert_eq!(
+            check(&intake, 100, 500).unwrap_err().code(),
+            "intake_action_paused"
+        );
+        let mut venue = s.clone();
+        venue.maximum_leverage = 100;
+        assert_eq!(
+            check(&venue, 100, 500).unwrap_err().code(),
+            "leverage_above_maximum"
+        );
+        venue.minimum_leverage = 20;
+        assert_eq!(
+            check(&venue, 100, 10).unwrap_err().code(),
+            "leverage_below_minimum"
+        );
+    }
+
+    #[test]
+    fn funds_and_debt_room() {
+        let s = state();
+        let market = s.market("BTC").unwrap();
+        let base = OpenCheck {
+            state: &s,
+            market,
+            is_long: true,
+            margin: 50 * WAD,
+            leverage: 100,
+            use_debt: false,
+            mark: Some(830655),
+            funds: Some(OpenFunds {
+                available_balance: 40 * WAD,
+                available_queued: 60 * WAD,
+                debt_room: 45 * WAD,
+            }),
+        };
+        assert_eq!(
+            check_open(&base).unwrap_err().code(),
+            "insufficient_balance"
+        );
+        let debt = OpenCheck {
+            use_debt: true,
+            ..base
+        };
+        assert_eq!(
+            check_open(&debt).unwrap_err().code(),
+            "insufficient_debt_room"
+        );
+        let cap = open_capacity(&s, market, true, 100, true, Some(830655), base.funds);
+        assert_eq!(
+            cap,
+            Capacity {
+                max_margin: 45 * WAD,
+                limit: CapacityLimit::Balance
+            }
+        );
+    }
+
+    #[test]
+    fn capacity_is_limited_by_max_notional_at_100x() {
+        // BTC 100x at mark 830655 ⇒ max margin $100,000 (limited by $10M max notional) [3WS],
+        // on a state whose long side has room (uncapped here).
+        let mut s = state();
+        s.instruments[0].long_cap = Cap::Unlimited;
+        let cap = open_capacity(
+            &s,
+            s.market("BTC").unwrap(),
+            true,
+            100,
+            false,
+            Some(830655),
+            None,
+        );
+        assert_eq!(
+            cap,
+            Capacity {
+                max_margin: 100_000 * WAD,
+                limit: CapacityLimit::MaxNotional
+            }
+        );
+        // In the real 2026-10-18 state the long cap had ~49.36 BTC of room: OI-limited.
+        let s = state();
+        let cap = open_capacity(
+            &s,
+            s.market("BTC").unwrap(),
+            true,
+            100,
+            false,
+            Some(830655),
+            None,
+        );
+        let room = 2_057_202_902_919_973_392_655u128 - 2_007_843_665_405_887_498_352;
+        assert_eq!(
+            cap,
+            Capacity {
+                max_margin: room * 830655 / 10 / 100,
+                limit: CapacityLimit::OpenInterest
+            }
+        );
+    }
+
+    #[test]
+    fn open_interest_cap_limits_capacity_and_checks() {
+        let mut wire = state().to_wire();
+        wire["instruments"][0][19] = Value::String("1000000000000000000000".into()); // 1000 BTC long
+        wire["instruments"][0][21] = Value::String("1000100000000000000000".into()); // cap 1000.1 BTC
+        let s = TradingState::from_value(&wire).unwrap();
+        let btc = s.market("BTC").unwrap();
+        // 0.1 BTC of room at $82,910.5 = $8,291.05 of notional.
+        assert_eq!(
+            oi_headroom(&s, btc, true, 829105),
+            Some(829_105 * WAD / 100)
+        );
+        // The short side keeps the real mainnet cap.
+        assert_eq!(
+            oi_headroom(&s, btc, false, 829105),
+            Some((1_844_045_158_281_018_663_275u128 - 1_843_824_174_822_486_836_506) * 829105 / 10)
+        );
+        let cap = open_capacity(&s, btc, true, 1000, false, Some(829105), None);
+        assert_eq!(
+            cap,
+            Capacity {
+                max_margin: 829_105 * WAD / 100 / 1000,
+                limit: CapacityLimit::OpenInterest
+            }
+        );
+        let over = OpenCheck {
+            state: &s,
+            market: btc,
+            is_long: true,
+            margin: 10 * WAD,
+            leverage: 1000,
+            use_debt: false,
+            mark: Some(829105),
+            funds: None,
+        };
+        assert_eq!(check_open(&over).unwrap_err().code(), "open_interest_cap");
+        // The same open is fine on the short side, and without a known mark the cap is not applied.
+        assert_eq!(
+            check_open(&OpenCheck {
+                is_long: false,
+                ..over
+            }),
+            Ok(())
+        );
+        assert_eq!(check_open(&OpenCheck { mark: None, ..over }), Ok(()));
+    }
+
+    #[test]
+    fn legacy_net_cap_tightens_the_side_cap() {
+        let mut s = state();
+        s.intake.max_net_open_interest = Some(1_000_000 * WAD); // $1M net
+        let btc = s.market("BTC").unwrap().clone();
+        // netCap = shortOi + floor(1e24·10/829105); long OI is above it ⇒ no room.
+        let net_cap = btc.short_oi + 1_000_000 * WAD * 10 / 829105;
+        assert!(btc.long_oi > net_cap);
+        assert_eq!(oi_headroom(&s, &btc, true, 829105), Some(0));
+    }
+}

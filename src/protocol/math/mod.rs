@@ -1,0 +1,16 @@
+//! Settlement math of §5, in integers at the contract's scales. Every rounding is the
+//! contract's (toward zero); nothing here touches a float.
+
+mod bust;
+mod limits;
+mod mint;
+mod price;
+mod valuation;
+
+pub use bust::{bust_price, is_liquidated, risk_bps, zero_equity_price};
+pub use limits::{
+    Capacity, CapacityLimit, OpenCheck, OpenRejection, check_open, oi_headroom, open_capacity,
+};
+pub use mint::{mint_amount, mint_rate};
+pub use price::{MathError, mid, price_raw_from_text};
+pub use valuation::{Valuation, deadband, settlement_exit, value_close};

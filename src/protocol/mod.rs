@@ -1,0 +1,12 @@
+//! Papertrade's wire formats, settlement math and EIP-712 intents. No I/O, no async: every
+//! other layer (client, simulator, UI) stands on this one, so a rule is written once.
+
+pub mod account;
+pub mod eip712;
+pub mod hyperliquid;
+pub mod math;
+pub mod relayer;
+pub mod stats;
+pub mod trading;
+pub mod units;
+pub mod wire;

@@ -1,0 +1,254 @@
+//! Fixed-point units of the contract and exact decimal conversion.
+//!
+//! Collateral and USD amounts are "wads" (18 decimals), fractions and rates are 1e18 fixed point,
+//! prices are raw integers at a market's `priceScale`. Parsing a person's decimal text into these
+//! units is exact (no float ever touches it); floats appear only in [`to_f64_rounded`] when a
+//! number is formatted for a person or a JSON reader.
+
+use alloy_primitives::U256;
+
+/// 1e18: one USD as a wad, and one as a 1e18 fraction.
+pub const WAD: u128 = 1_000_000_000_000_000_000;
+/// USDC on HyperEVM has 6 decimals; a wad has 18.
+pub const USDC_TO_WAD: u128 = 1_000_000_000_000;
+
+/// Why a decimal text could not be turned into an exact integer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecimalError {
+    #[error("is empty")]
+    Empty,
+    #[error("is not a decimal number: {0:?}")]
+    NotANumber(String),
+    #[error("has more than {0} decimal places")]
+    TooPrecise(u32),
+    #[error("must not be negative")]
+    Negative,
+    #[error("is too large")]
+    Overflow,
+}
+
+/// Parse a non-negative decimal (`"82800.3"`, `"1,000"`, `"10"`) into an integer scaled by
+/// `10^decimals`, exactly. More fractional digits than `decimals` is an error (never silently
+/// rounded), except trailing zeros.
+pub fn parse_scaled(text: &str, decimals: u32) -> Result<u128, DecimalError> {
+    let (negative, magnitude) = parse_signed_scaled(text, decimals)?;
+    if negative && magnitude != 0 {
+        return Err(DecimalError::Negative);
+    }
+    Ok(magnitude)
+}
+
+/// Parse a decimal with an optional sign into (is_negative, magnitude × 10^decimals).
+pub fn parse_signed_scaled(text: &str, decimals: u32) -> Result<(bool, u128), DecimalError> {
+    let cleaned: String = text
+        .trim()
+        .chars()
+        .filter(|c| *c != ',' && *c != '_')
+        .collect();
+    if cleaned.is_empty() {
+        return Err(DecimalError::Empty);
+    }
+    let (negative, body) = match cleaned.as_bytes()[0] {
+        b'-' => (true, &cleaned[1..]),
+        b'+' => (false, &cleaned[1..]),
+        _ => (false, cleaned.as_str()),
+    };
+    let (int_part, frac_part) = match body.split_once('.') {
+        Some((i, f)) => (i, f),
+        None => (body, ""),
+    };
+    let digits_ok = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (int_part.is_empty() && frac_part.is_empty())
+        || !digits_ok(int_part)
+        || !digits_ok(frac_part)
+    {
+        return Err(DecimalError::NotANumber(text.to_string()));
+    }
+    let frac_trimmed = frac_part.trim_end_matches('0');
+    if frac_trimmed.len() > decimals as usize {
+        return Err(DecimalError::TooPrecise(decimals));
+    }
+    let scale = 10u128.checked_pow(decimals).ok_or(DecimalError::Overflow)?;
+    let int_value: u128 = if int_part.is_empty() {
+        0
+    } else {
+        int_part.parse().map_err(|_| DecimalError::Overflow)?
+    };
+    let mut frac_value: u128 = 0;
+    for (i, b) in frac_trimmed.bytes().enumerate() {
+        let digit = u128::from(b - b'0');
+        frac_value += digit * 10u128.pow(decimals - 1 - i as u32);
+    }
+    let magnitude = int_value
+        .checked_mul(scale)
+        .and_then(|v| v.checked_add(frac_value))
+        .ok_or(DecimalError::Overflow)?;
+    Ok((negative, magnitude))
+}
+
+/// Number of decimal digits in a power-of-ten scale (`10` → 1, `100` → 2, `1` → 0).
+/// `None` when `scale` is not a power of ten.
+pub fn scale_decimals(scale: u64) -> Option<u32> {
+    if scale == 0 {
+        return None;
+    }
+    let mut s = scale;
+    let mut d = 0;
+    while s.is_multiple_of(10) {
+        s /= 10;
+        d += 1;
+    }
+    (s == 1).then_some(d)
+}
+
+/// Exact decimal text of `value / 10^decimals` with every digit kept, trailing zeros trimmed.
+pub fn format_scaled(value: u128, decimals: u32) -> String {
+    format_scaled_signed(false, value, decimals)
+}
+
+/// As [`format_scaled`] with a sign.
+pub fn format_scaled_signed(negative: bool, magnitude: u128, decimals: u32) -> String {
+    let scale = 10u128.pow(decimals);
+    let int = magnitude / scale;
+    let frac = magnitude % scale;
+    let sign = if negative && magnitude != 0 { "-" } else { "" };
+    if decimals == 0 || frac == 0 {
+        return format!("{sign}{int}");
+    }
+    let frac_text = format!("{frac:0width$}", width = decimals as usize);
+    format!("{sign}{int}.{}", frac_text.trim_end_matches('0'))
+}
+
+/// `magnitude / 10^decimals` rounded half away from zero to `places` decimals, as exact decimal
+/// text with exactly `places` digits after the point. This is how every displayed number is
+/// rounded, so a table and a JSON reader see the same figure.
+pub fn round_scaled(negative: bool, magnitude: u128, decimals: u32, places: u32) -> String {
+    let (rounded, places) = round_magnitude(magnitude, decimals, places);
+    let scale = 10u128.pow(places);
+    let sign = if negative && rounded != 0 { "-" } else { "" };
+    if places == 0 {
+        return format!("{sign}{rounded}");
+    }
+    format!(
+        "{sign}{}.{:0width$}",
+        rounded / scale,
+        rounded % scale,
+        width = places as usize
+    )
+}
+
+fn round_magnitude(magnitude: u128, decimals: u32, places: u32) -> (u128, u32) {
+    if places >= decimals {
+        return (magnitude * 10u128.pow(places - decimals), places);
+    }
+    let divisor = 10u128.pow(decimals - places);
+    let q = magnitude / divisor;
+    let r = magnitude % divisor;
+    (if r * 2 >= divisor { q + 1 } else { q }, places)
+}
+
+/// The float a JSON reader should see for `magnitude / 10^decimals` rounded to `places`.
+/// Built from the exact rounded decimal text, so `36.986…` becomes exactly `36.99`.
+pub fn to_f64_rounded(negative: bool, magnitude: u128, decimals: u32, places: u32) -> f64 {
+    round_scaled(negative, magnitude, decimals, places)
+        .parse()
+        .expect("round_scaled always yields a valid decimal")
+}
+
+/// Signed wad helper: `i128` wad → rounded float for display.
+pub fn wad_to_f64(value: i128, places: u32) -> f64 {
+    to_f64_rounded(value < 0, value.unsigned_abs(), 18, places)
+}
+
+/// Signed wad helper: `i128` wad → rounded decimal text for display.
+pub fn wad_text(value: i128, places: u32) -> String {
+    round_scaled(value < 0, value.unsigned_abs(), 18, places)
+}
+
+/// A raw price at `price_scale` → exact decimal text (`826740` at 10 → `"82674"`).
+pub fn price_text(raw: u64, price_scale: u64) -> String {
+    format_scaled(
+        u128::from(raw),
+        scale_decimals(price_scale).expect("price scale validated as a power of ten"),
+    )
+}
+
+/// A raw price at `price_scale` → float for JSON (exact for every raw that fits 2^53).
+pub fn price_f64(raw: u64, price_scale: u64) -> f64 {
+    price_text(raw, price_scale)
+        .parse()
+        .expect("price_text always yields a valid decimal")
+}
+
+/// `a * b / c` with a 256-bit intermediate, rounded down. `c` must be non-zero.
+pub fn mul_div(a: U256, b: U256, c: U256) -> U256 {
+    a.checked_mul(b)
+        .map(|p| p / c)
+        .unwrap_or_else(|| wide_mul_div(a, b, c))
+}
+
+/// Fallback for products above 2^256: exact via 512-bit widening.
+fn wide_mul_div(a: U256, b: U256, c: U256) -> U256 {
+    let wide = alloy_primitives::ruint::Uint::<512, 8>::from(a)
+        * alloy_primitives::ruint::Uint::<512, 8>::from(b);
+    let q = wide / alloy_primitives::ruint::Uint::<512, 8>::from(c);
+    U256::from(q)
+}
+
+/// `U256` → `u128`, saturating (used only where the value is bounded by a u128 input).
+pub fn u256_to_u128(value: U256) -> u128 {
+    u128::try_from(value).unwrap_or(u128::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_exact_decimals() {
+        assert_eq!(parse_scaled("82800.3", 1), Ok(828003));
+        assert_eq!(parse_scaled("100", 18), Ok(100 * WAD));
+        assert_eq!(parse_scaled("1,000.50", 6), Ok(1_000_500_000));
+        assert_eq!(parse_scaled(".5", 2), Ok(50));
+        assert_eq!(parse_scaled("2500.00", 2), Ok(250000));
+        assert_eq!(parse_scaled("0.001", 2), Err(DecimalError::TooPrecise(2)));
+        assert_eq!(parse_scaled("-1", 2), Err(DecimalError::Negative));
+        assert_eq!(parse_scaled("-0", 2), Ok(0));
+        assert!(matches!(
+            parse_scaled("1e5", 2),
+            Err(DecimalError::NotANumber(_))
+        ));
+        assert!(matches!(
+            parse_scaled(".", 2),
+            Err(DecimalError::NotANumber(_))
+        ));
+        assert_eq!(parse_scaled("", 2), Err(DecimalError::Empty));
+        assert_eq!(
+            parse_scaled("999999999999999999999999", 18),
+            Err(DecimalError::Overflow)
+        );
+        assert_eq!(parse_signed_scaled("-0.1", 6), Ok((true, 100_000)));
+    }
+
+    #[test]
+    fn formats_and_rounds() {
+        assert_eq!(format_scaled(826740, 1), "82674");
+        assert_eq!(format_scaled(828003, 1), "82800.3");
+        assert_eq!(
+            round_scaled(false, 36_986_000_000_000_000_000, 18, 2),
+            "36.99"
+        );
+        assert_eq!(round_scaled(true, 5_000_000_000_000_000, 18, 2), "-0.01");
+        assert_eq!(round_scaled(true, 4_000_000_000_000_000, 18, 2), "0.00");
+        assert_eq!(to_f64_rounded(false, 739_720_000_000_000_000, 18, 2), 0.74);
+        assert_eq!(scale_decimals(100), Some(2));
+        assert_eq!(scale_decimals(1), Some(0));
+        assert_eq!(scale_decimals(30), None);
+    }
+
+    #[test]
+    fn mul_div_survives_overflowing_products() {
+        let big = U256::MAX / U256::from(2);
+        assert_eq!(mul_div(big, U256::from(4), U256::from(4)), big);
+    }
+}
