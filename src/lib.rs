@@ -1,1 +1,11 @@
+//! papertrade-tui: trade Papertrade perps from a terminal. See README.md.
+//!
+//! Layers depend downward only: `cli` → `client` → `quote` → `protocol`.
+
+pub mod cli;
+pub mod client;
+pub mod config;
+pub mod logging;
 pub mod protocol;
+pub mod quote;
+pub mod text;

@@ -165,6 +165,34 @@ pub fn wad_text(value: i128, places: u32) -> String {
     round_scaled(value < 0, value.unsigned_abs(), 18, places)
 }
 
+/// `1234567.891` → `1,234,567.891` (only the integer part is grouped).
+pub fn group_thousands(text: &str) -> String {
+    let (sign, body) = text.strip_prefix('-').map_or(("", text), |b| ("-", b));
+    let (int, frac) = body
+        .split_once('.')
+        .map_or((body, None), |(i, f)| (i, Some(f)));
+    let mut grouped = String::new();
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    match frac {
+        Some(f) => format!("{sign}{grouped}.{f}"),
+        None => format!("{sign}{grouped}"),
+    }
+}
+
+/// A signed wad as dollars for a person, rounded to cents and grouped: `-$1,234.57`.
+pub fn usd_text(wad: i128) -> String {
+    let text = wad_text(wad, 2);
+    match text.strip_prefix('-') {
+        Some(rest) => format!("-${}", group_thousands(rest)),
+        None => format!("${}", group_thousands(&text)),
+    }
+}
+
 /// A raw price at `price_scale` → exact decimal text (`826740` at 10 → `"82674"`).
 pub fn price_text(raw: u64, price_scale: u64) -> String {
     format_scaled(
@@ -242,6 +270,9 @@ mod tests {
         assert_eq!(round_scaled(true, 4_000_000_000_000_000, 18, 2), "0.00");
         assert_eq!(to_f64_rounded(false, 739_720_000_000_000_000, 18, 2), 0.74);
         assert_eq!(scale_decimals(100), Some(2));
+        assert_eq!(group_thousands("1234567.891"), "1,234,567.891");
+        assert_eq!(group_thousands("-999"), "-999");
+        assert_eq!(usd_text(-1_000 * WAD as i128), "-$1,000.00");
         assert_eq!(scale_decimals(1), Some(0));
         assert_eq!(scale_decimals(30), None);
     }

@@ -80,6 +80,8 @@ pub trait Intent: SolStruct + Clone + std::fmt::Debug {
     fn from_message(message: &Map<String, Value>, strictness: Strictness) -> Result<Self, String>;
     /// The wallet the intent acts for (the owner, also for session-signed intents).
     fn user(&self) -> Address;
+    /// The protocol's rules for the message's values (§4.2), beyond their types.
+    fn rules(&self) -> Result<(), String>;
 }
 
 /// Intents a session key may sign: open, close, cancel. Nothing that moves funds out.
@@ -133,6 +135,10 @@ macro_rules! intents {
                 fn user(&self) -> Address {
                     self.user
                 }
+
+                fn rules(&self) -> Result<(), String> {
+                    self.check_rules()
+                }
             }
             impl $role for $name {}
         )*
@@ -178,3 +184,99 @@ intents! {
     Distribute { domain: PaperStaking, action: None, lane: Some(NonceLane::Staking), signer: WalletIntent }
     { address user; uint256 nonce; uint64 deadline; }
 }
+
+/// Minimum withdrawal: 10 USDC (6 dp).
+pub const MIN_WITHDRAW_USDC: u64 = 10_000_000;
+/// Leverage bounds on the wire (the market may allow less).
+pub const MAX_LEVERAGE: u32 = 1000;
+
+fn nonzero_user(user: Address) -> Result<(), String> {
+    if user == Address::ZERO {
+        Err("user: must not be the zero address".into())
+    } else {
+        Ok(())
+    }
+}
+
+impl RegisterSessionKey {
+    fn check_rules(&self) -> Result<(), String> {
+        nonzero_user(self.user)?;
+        if self.key == Address::ZERO || self.key == self.user {
+            return Err("key: must be a fresh session key, neither zero nor the wallet".into());
+        }
+        if self.feeAddress != Address::ZERO {
+            return Err("feeAddress: must be the zero address".into());
+        }
+        if self.expiry <= self.deadline {
+            return Err("expiry: must be after the deadline".into());
+        }
+        Ok(())
+    }
+}
+
+impl OpenPosition {
+    fn check_rules(&self) -> Result<(), String> {
+        nonzero_user(self.user)?;
+        if self.size == 0 {
+            return Err("size: the margin must be more than zero".into());
+        }
+        if self.leverage == 0 || self.leverage > MAX_LEVERAGE {
+            return Err(format!("leverage: must be 1 to {MAX_LEVERAGE}"));
+        }
+        Ok(())
+    }
+}
+
+impl Close {
+    fn check_rules(&self) -> Result<(), String> {
+        nonzero_user(self.user)?;
+        if self.positionIds.is_empty() || self.positionIds.len() > MAX_CLOSE_IDS {
+            return Err(format!("positionIds: must hold 1 to {MAX_CLOSE_IDS} ids"));
+        }
+        let mut sorted = self.positionIds.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        if sorted.len() != self.positionIds.len() {
+            return Err("positionIds: ids must be distinct".into());
+        }
+        Ok(())
+    }
+}
+
+impl WithdrawToCore {
+    fn check_rules(&self) -> Result<(), String> {
+        nonzero_user(self.user)?;
+        if self.amount < alloy_primitives::U256::from(MIN_WITHDRAW_USDC) {
+            return Err(
+                "amount: the minimum withdrawal is 10 USDC (10000000 at 6 decimals)".into(),
+            );
+        }
+        Ok(())
+    }
+}
+
+macro_rules! positive_amount {
+    ($($t:ident),*) => {$(
+        impl $t {
+            fn check_rules(&self) -> Result<(), String> {
+                nonzero_user(self.user)?;
+                if self.amount.is_zero() {
+                    return Err("amount: must be more than zero".into());
+                }
+                Ok(())
+            }
+        }
+    )*};
+}
+positive_amount!(Stake, Unstake);
+
+macro_rules! user_only {
+    ($($t:ident),*) => {$(
+        impl $t {
+            fn check_rules(&self) -> Result<(), String> {
+                nonzero_user(self.user)
+            }
+        }
+    )*};
+}
+user_only!(Claim, CancelIntent, Distribute);

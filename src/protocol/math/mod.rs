@@ -9,8 +9,9 @@ mod valuation;
 
 pub use bust::{bust_price, is_liquidated, risk_bps, zero_equity_price};
 pub use limits::{
-    Capacity, CapacityLimit, OpenCheck, OpenRejection, check_open, oi_headroom, open_capacity,
+    Capacity, CapacityLimit, OpenCheck, OpenFunds, OpenRejection, check_open, oi_headroom,
+    open_capacity,
 };
 pub use mint::{mint_amount, mint_rate};
 pub use price::{MathError, mid, price_raw_from_text};
-pub use valuation::{Valuation, deadband, settlement_exit, value_close};
+pub use valuation::{Valuation, deadband, move_pnl, settlement_exit, value_close};

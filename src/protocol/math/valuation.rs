@@ -48,6 +48,23 @@ pub fn settlement_exit(entry: u64, mark: u64, is_long: bool) -> u64 {
     }
 }
 
+/// `floor(M·L·|exit − entry| / entry)`, positive when `exit` is in the position's favour.
+/// At the settlement exit this is §5.3's raw PnL; at a plain mark it is the move's gross PnL.
+pub fn move_pnl(entry: u64, exit: u64, margin: u128, leverage: u32, is_long: bool) -> i128 {
+    if entry == 0 {
+        return 0;
+    }
+    let notional = U256::from(margin) * U256::from(leverage);
+    let magnitude = mul_div(
+        notional,
+        U256::from(exit.abs_diff(entry)),
+        U256::from(entry),
+    );
+    let magnitude = i128::try_from(u256_to_u128(magnitude)).unwrap_or(i128::MAX);
+    let favourable = if is_long { exit > entry } else { exit < entry };
+    if favourable { magnitude } else { -magnitude }
+}
+
 /// Value a whole-position close at raw `mark` exactly as the contract settles it.
 /// A position whose mark has crossed its bust price is liquidated instead; see
 /// [`super::is_liquidated`] — this function values the close the trader would get otherwise.
@@ -62,15 +79,7 @@ pub fn value_close(
 ) -> Valuation {
     let exit = settlement_exit(entry, mark, is_long);
     let wins = if is_long { exit > entry } else { exit < entry };
-    let distance = U256::from(exit.abs_diff(entry));
-    let notional = U256::from(margin) * U256::from(leverage);
-    let magnitude = if entry == 0 {
-        0
-    } else {
-        u256_to_u128(mul_div(notional, distance, U256::from(entry)))
-    };
-    let magnitude = i128::try_from(magnitude).unwrap_or(i128::MAX);
-
+    let magnitude = move_pnl(entry, exit, margin, leverage, is_long).abs();
     if !wins {
         let margin_i = i128::try_from(margin).unwrap_or(i128::MAX);
         let raw_pnl = -magnitude;

@@ -1,0 +1,235 @@
+//! The command line: clap definitions and the scriptable (non-TUI) commands.
+
+mod args;
+mod market_data;
+mod markets;
+mod output;
+mod quote;
+mod typed_data;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::client::{ExchangeHttp, HttpConfig};
+use crate::config::{self, FileConfig};
+
+pub use output::CliError;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "papertrade-tui",
+    version,
+    about = "Trade Papertrade perps from a terminal (unofficial). 1000x leverage can lose the whole margin.",
+    propagate_version = true
+)]
+pub struct Cli {
+    /// Print JSON for programs instead of tables (errors too).
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Exchange origin.
+    #[arg(long, global = true, env = "PAPERTRADE_API_URL", value_name = "URL")]
+    pub api: Option<String>,
+    /// Hyperliquid info endpoint for marks and candles.
+    #[arg(
+        long = "info-url",
+        global = true,
+        env = "PAPERTRADE_INFO_URL",
+        value_name = "URL"
+    )]
+    pub info_url: Option<String>,
+    /// Directory for logs (and later keys, nonces and the audit log).
+    #[arg(
+        long = "data-dir",
+        global = true,
+        env = "PAPERTRADE_TUI_DATA_DIR",
+        value_name = "DIR"
+    )]
+    pub data_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Every market: mark, status, leverage and size limits, open interest and caps, minimums, fee.
+    Markets,
+    /// Quote an open: bust price, whether the relayer would accept it, and what a close pays.
+    Quote(QuoteArgs),
+    /// Bust price, distance and validity at every leverage step for one margin.
+    Ladder(LadderArgs),
+    /// What closing a position pays at an exit (default: the live mark).
+    CloseQuote(CloseQuoteArgs),
+    /// The unsigned EIP-712 payload of an intent: domain, types, message, digest, wallet request.
+    TypedData(TypedDataArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct MarketArgs {
+    /// Market symbol or id (BTC, ETH, 0, 1).
+    #[arg(long)]
+    pub market: String,
+    /// long or short.
+    #[arg(long)]
+    pub side: String,
+    /// Margin in USD (at most 6 decimals).
+    #[arg(long, allow_hyphen_values = true)]
+    pub margin: String,
+}
+
+#[derive(Debug, Args)]
+pub struct QuoteArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// Whole-number leverage, 1 to 1000.
+    #[arg(long, allow_hyphen_values = true)]
+    pub leverage: String,
+    /// Entry price in USD (default: the live mark; required with --offline).
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry: Option<String>,
+    /// One exit price in USD.
+    #[arg(long, conflicts_with = "move_pct", allow_hyphen_values = true)]
+    pub exit: Option<String>,
+    /// One signed price move from entry in percent (0.1 is +0.1%).
+    #[arg(long = "move", value_name = "PCT", allow_hyphen_values = true)]
+    pub move_pct: Option<String>,
+    /// Use the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct LadderArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// Entry price in USD (default: the live mark; required with --offline).
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry: Option<String>,
+    /// Use the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CloseQuoteArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// The position's leverage.
+    #[arg(long, allow_hyphen_values = true)]
+    pub leverage: String,
+    /// The position's entry price in USD.
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry: String,
+    /// Exit price in USD (default: the live mark; required with --offline).
+    #[arg(long, allow_hyphen_values = true)]
+    pub exit: Option<String>,
+    /// Use the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TypedDataArgs {
+    /// RegisterSessionKey, OpenPosition, Close, WithdrawToCore, Stake, Unstake, Claim or CancelIntent.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub kind: String,
+    /// The message as a JSON object; uints as decimal strings or numbers. nonce and deadline
+    /// default when omitted.
+    #[arg(long)]
+    pub message: String,
+    /// The address that will sign: adds the intent id to the output.
+    #[arg(long)]
+    pub signer: Option<String>,
+}
+
+/// Everything a command needs from the environment.
+pub struct Context {
+    pub json: bool,
+    pub http: ExchangeHttp,
+}
+
+/// Parse the command line, run the command, report any error; the process exit code.
+pub fn main() -> ExitCode {
+    let raw: Vec<String> = std::env::args().collect();
+    let json = raw.iter().skip(1).any(|a| a == "--json");
+    let cli = match Cli::try_parse_from(&raw) {
+        Ok(cli) => cli,
+        Err(e) => {
+            use clap::error::ErrorKind;
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return ExitCode::SUCCESS;
+            }
+            return CliError::Usage(one_line(&e)).report(json);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => e.report(json),
+    }
+}
+
+/// clap's message in one line: the problem, the arguments it names, no usage block.
+fn one_line(e: &clap::Error) -> String {
+    let text = e.to_string();
+    let mut lines = text.lines();
+    let first = lines
+        .next()
+        .unwrap_or("invalid command line")
+        .trim_start_matches("error: ");
+    let named: Vec<&str> = lines
+        .take_while(|l| !l.trim().is_empty())
+        .map(str::trim)
+        .filter(|l| l.starts_with('-') || l.starts_with('<'))
+        .collect();
+    let first = first.trim_end_matches(':');
+    if named.is_empty() {
+        format!("{first} (see --help)")
+    } else {
+        format!("{first}: {} (see --help)", named.join(", "))
+    }
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    let file = FileConfig::load().map_err(|e| CliError::Config(e.to_string()))?;
+    let api = cli
+        .api
+        .or(file.api_url)
+        .unwrap_or_else(|| config::DEFAULT_API_URL.to_string());
+    let info = cli
+        .info_url
+        .or(file.info_url)
+        .unwrap_or_else(|| config::DEFAULT_INFO_URL.to_string());
+    config::check_url(&api).map_err(|m| CliError::input("api", m))?;
+    config::check_url(&info).map_err(|m| CliError::input("info-url", m))?;
+    let data_dir = cli
+        .data_dir
+        .or(file.data_dir)
+        .unwrap_or_else(config::default_data_dir);
+    let _log_guard = crate::logging::init(&data_dir);
+
+    let Some(command) = cli.command else {
+        return Err(CliError::Usage(
+            "the terminal UI is not built yet; run a command such as `markets` or `quote` (see --help)".into(),
+        ));
+    };
+    let ctx = Context {
+        json: cli.json,
+        http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
+    };
+    tracing::info!(?command, api, "command");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    runtime.block_on(async {
+        match command {
+            Command::Markets => markets::run(&ctx).await,
+            Command::Quote(a) => quote::quote(&ctx, a).await,
+            Command::Ladder(a) => quote::ladder(&ctx, a).await,
+            Command::CloseQuote(a) => quote::close_quote(&ctx, a).await,
+            Command::TypedData(a) => typed_data::run(&ctx, a),
+        }
+    })
+}

@@ -1,0 +1,271 @@
+//! HTTP reads with timeouts, canonical query strings, and bounded retries with backoff that
+//! honour `Retry-After`. Reads only: submissions are never retried (see the intent path).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::protocol::hyperliquid::L2Book;
+use crate::protocol::trading::TradingState;
+use crate::protocol::wire::DecodeError;
+
+/// Timeouts and retry policy for reads.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    pub connect_timeout: Duration,
+    pub request_timeout: Duration,
+    /// Attempts per read, the first included.
+    pub attempts: u32,
+    pub base_backoff: Duration,
+    /// A `Retry-After` longer than this is not waited for: the read fails instead.
+    pub max_retry_after: Duration,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        Self {
+            connect_timeout: Duration::from_secs(5),
+            request_timeout: Duration::from_secs(10),
+            attempts: 3,
+            base_backoff: Duration::from_millis(250),
+            max_retry_after: Duration::from_secs(10),
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("{url}: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error("{url}: HTTP {status}{}", detail.as_deref().map(|d| format!(" ({d})")).unwrap_or_default())]
+    Status {
+        url: String,
+        status: u16,
+        detail: Option<String>,
+    },
+    #[error("{url}: malformed answer: {error}")]
+    Malformed { url: String, error: DecodeError },
+}
+
+/// A client for one exchange origin and one Hyperliquid info endpoint.
+#[derive(Debug, Clone)]
+pub struct ExchangeHttp {
+    http: reqwest::Client,
+    api: String,
+    info: String,
+    config: HttpConfig,
+}
+
+impl ExchangeHttp {
+    pub fn new(api_url: &str, info_url: &str, config: HttpConfig) -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .timeout(config.request_timeout)
+            .user_agent(concat!("papertrade-tui/", env!("CARGO_PKG_VERSION")))
+            // No Origin header is ever set: the relayer refuses foreign origins (§2).
+            .build()
+            .expect("static reqwest configuration");
+        Self {
+            http,
+            api: api_url.trim_end_matches('/').to_string(),
+            info: info_url.to_string(),
+            config,
+        }
+    }
+
+    pub fn api_url(&self) -> &str {
+        &self.api
+    }
+
+    pub fn info_url(&self) -> &str {
+        &self.info
+    }
+
+    /// `path` plus a canonical query: each parameter once, sorted by name (§2).
+    pub fn url(&self, path: &str, query: &BTreeMap<&str, String>) -> String {
+        let mut url = format!("{}{path}", self.api);
+        if !query.is_empty() {
+            let pairs: Vec<String> = query
+                .iter()
+                .map(|(k, v)| format!("{k}={}", percent_encode(v)))
+                .collect();
+            url.push('?');
+            url.push_str(&pairs.join("&"));
+        }
+        url
+    }
+
+    /// GET an exchange read as text, retrying transient failures.
+    pub async fn get_text(
+        &self,
+        path: &str,
+        query: &BTreeMap<&str, String>,
+    ) -> Result<String, FetchError> {
+        let url = self.url(path, query);
+        self.with_retries(&url, || {
+            self.http
+                .get(&url)
+                .header(reqwest::header::ACCEPT, "application/json")
+        })
+        .await
+    }
+
+    /// POST to the Hyperliquid info endpoint (a read, so retried like one).
+    pub async fn info_text(&self, body: &Value) -> Result<String, FetchError> {
+        let url = self.info.clone();
+        self.with_retries(&url, || {
+            self.http
+                .post(&url)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .json(body)
+        })
+        .await
+    }
+
+    async fn with_retries(
+        &self,
+        url: &str,
+        request: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<String, FetchError> {
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            let last = attempt >= self.config.attempts;
+            let backoff = self.config.base_backoff * 2u32.saturating_pow(attempt - 1);
+            match request().send().await {
+                Err(e) => {
+                    tracing::debug!(url, attempt, error = %e, "read failed");
+                    if last {
+                        return Err(FetchError::Unreachable {
+                            url: url.to_string(),
+                            reason: describe(&e),
+                        });
+                    }
+                    tokio::time::sleep(backoff).await;
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    let retry_after = retry_after(&response);
+                    if status.is_success() {
+                        return response.text().await.map_err(|e| FetchError::Unreachable {
+                            url: url.to_string(),
+                            reason: describe(&e),
+                        });
+                    }
+                    let transient =
+                        status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
+                    let wait = retry_after.unwrap_or(backoff);
+                    if !transient || last || wait > self.config.max_retry_after {
+                        let body = response.text().await.unwrap_or_default();
+                        return Err(FetchError::Status {
+                            url: url.to_string(),
+                            status: status.as_u16(),
+                            detail: error_detail(&body),
+                        });
+                    }
+                    tracing::debug!(
+                        url,
+                        attempt,
+                        status = status.as_u16(),
+                        "transient status; retrying"
+                    );
+                    tokio::time::sleep(wait).await;
+                }
+            }
+        }
+    }
+
+    /// `GET /state/trading`, decoded strictly.
+    pub async fn trading_state(&self) -> Result<TradingState, FetchError> {
+        let text = self.get_text("/state/trading", &BTreeMap::new()).await?;
+        TradingState::decode(&text).map_err(|error| FetchError::Malformed {
+            url: self.url("/state/trading", &BTreeMap::new()),
+            error,
+        })
+    }
+
+    /// Hyperliquid `l2Book` for `coin`.
+    pub async fn l2_book(&self, coin: &str) -> Result<L2Book, FetchError> {
+        let text = self
+            .info_text(&json!({"type": "l2Book", "coin": coin}))
+            .await?;
+        serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
+            url: self.info.clone(),
+            error: DecodeError::new(format!("l2Book {coin}"), e.to_string()),
+        })
+    }
+}
+
+/// The code and message of an error body, when it has one (sanitised by the caller's display).
+fn error_detail(body: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(body).ok()?;
+    let (code, message) = crate::protocol::relayer::refusal(400, &value)?;
+    let text = if message.is_empty() {
+        code
+    } else {
+        format!("{code}: {message}")
+    };
+    Some(crate::text::sanitize_line(&text, 160))
+}
+
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let value = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?;
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timed out".into()
+    } else if e.is_connect() {
+        "could not connect".into()
+    } else {
+        // reqwest errors name the URL and the cause; keep the cause chain short.
+        let mut text = e.to_string();
+        let mut source = std::error::Error::source(e);
+        while let Some(s) = source {
+            text = format!("{text}: {s}");
+            source = s.source();
+        }
+        text
+    }
+}
+
+fn percent_encode(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_are_canonical() {
+        let client = ExchangeHttp::new(
+            "http://127.0.0.1:1/",
+            "http://127.0.0.1:1/info",
+            HttpConfig::default(),
+        );
+        let mut q = BTreeMap::new();
+        q.insert("window", "7d".to_string());
+        q.insert("page", "0".to_string());
+        q.insert("sortKey", "a b".to_string());
+        assert_eq!(
+            client.url("/state/leaderboard/accounts", &q),
+            "http://127.0.0.1:1/state/leaderboard/accounts?page=0&sortKey=a%20b&window=7d"
+        );
+    }
+}

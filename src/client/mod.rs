@@ -1,0 +1,6 @@
+//! Network access: the exchange's HTTP API and Hyperliquid's info endpoint. Live and simulated
+//! exchanges go through the same code; only the base URL differs.
+
+pub mod http;
+
+pub use http::{ExchangeHttp, FetchError, HttpConfig};

@@ -1,0 +1,118 @@
+//! Configuration: TOML file (`$PAPERTRADE_TUI_CONFIG`, else the XDG config dir) under flags and
+//! environment variables, over built-in defaults. `config.example.toml` documents every key.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub const DEFAULT_API_URL: &str = "https://exchange.papertrade.xyz";
+pub const DEFAULT_INFO_URL: &str = "https://api.hyperliquid.xyz/info";
+
+/// The config file's keys. Unknown keys are refused so a typo is not silently ignored.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct FileConfig {
+    /// Exchange origin (relayer and indexer).
+    pub api_url: Option<String>,
+    /// Hyperliquid info endpoint.
+    pub info_url: Option<String>,
+    /// Where keys, nonces, the audit log and logs live.
+    pub data_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config file {path}: {reason}")]
+    Unreadable { path: String, reason: String },
+    #[error("config file {path}: {reason}")]
+    Invalid { path: String, reason: String },
+}
+
+fn project_dirs() -> Option<directories::ProjectDirs> {
+    directories::ProjectDirs::from("xyz", "papertrade", "papertrade-tui")
+}
+
+/// The config file to read: `$PAPERTRADE_TUI_CONFIG`, else `<XDG config>/config.toml`.
+pub fn config_path() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PAPERTRADE_TUI_CONFIG") {
+        return Some(PathBuf::from(p));
+    }
+    project_dirs().map(|d| d.config_dir().join("config.toml"))
+}
+
+/// The default data directory (`~/.local/share/papertrade-tui` on Linux).
+pub fn default_data_dir() -> PathBuf {
+    project_dirs()
+        .map(|d| d.data_dir().to_path_buf())
+        .unwrap_or_else(|| PathBuf::from(".papertrade-tui"))
+}
+
+impl FileConfig {
+    /// Load the config file. A missing default file is fine; a missing file named by
+    /// `$PAPERTRADE_TUI_CONFIG`, an unreadable or an invalid file is an error.
+    pub fn load() -> Result<Self, ConfigError> {
+        let explicit = std::env::var_os("PAPERTRADE_TUI_CONFIG").is_some();
+        match config_path() {
+            Some(path) if explicit || path.exists() => Self::load_from(&path),
+            _ => Ok(Self::default()),
+        }
+    }
+
+    pub fn load_from(path: &Path) -> Result<Self, ConfigError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError::Unreadable {
+            path: shown.clone(),
+            reason: e.to_string(),
+        })?;
+        let config: FileConfig = toml::from_str(&text).map_err(|e| ConfigError::Invalid {
+            path: shown.clone(),
+            reason: e.message().to_string(),
+        })?;
+        for (key, url) in [("api_url", &config.api_url), ("info_url", &config.info_url)] {
+            if let Some(url) = url {
+                check_url(url).map_err(|reason| ConfigError::Invalid {
+                    path: shown.clone(),
+                    reason: format!("{key}: {reason}"),
+                })?;
+            }
+        }
+        Ok(config)
+    }
+}
+
+/// An http(s) URL with a host.
+pub fn check_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?} is not a URL ({e})"))?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
+        return Err(format!("{url:?} must be an http:// or https:// URL"));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_example_config_parses() {
+        let example = include_str!("../config.example.toml");
+        let config: FileConfig = toml::from_str(example).unwrap();
+        assert_eq!(config.api_url.as_deref(), Some(DEFAULT_API_URL));
+    }
+
+    #[test]
+    fn unknown_keys_and_bad_urls_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "api_ulr = \"https://x\"\n").unwrap();
+        assert!(
+            FileConfig::load_from(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("api_ulr")
+        );
+        std::fs::write(&path, "api_url = \"ftp://x\"\n").unwrap();
+        assert!(FileConfig::load_from(&path).is_err());
+        assert!(check_url("http://127.0.0.1:8787").is_ok());
+    }
+}

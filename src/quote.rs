@@ -1,0 +1,293 @@
+//! Pre-trade quotes composed from the protocol math: what an open would look like, where it
+//! busts, whether the relayer would take it, and what a close pays at a set of exits. Pure: the
+//! scriptable commands and the order ticket share it, so both show the same numbers.
+
+use crate::protocol::math::{
+    OpenCheck, OpenFunds, OpenRejection, Valuation, bust_price, check_open, is_liquidated,
+    move_pnl, value_close,
+};
+use crate::protocol::trading::{Instrument, TradingState};
+use crate::protocol::units::{parse_signed_scaled, round_scaled};
+
+/// Leverage steps of the ladder (seed `quote_leverage_ladder`); the market maximum is added.
+pub const LADDER_LEVERAGES: [u32; 11] = [1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000];
+
+/// Price moves (percent, signed in the position's favour) of the default scenario ladder.
+pub const DEFAULT_MOVES_PCT: [&str; 6] = ["0.1", "0.5", "1", "2", "5", "10"];
+
+/// One exit scenario of a position. Amounts are wads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scenario {
+    /// The exit mark (raw).
+    pub exit: u64,
+    /// `floor(M·L·|exit − entry|/entry)` before the deadband, signed: what the move alone gives.
+    pub gross_pnl: i128,
+    /// The contract's settlement of a close at `exit` (deadband, haircut, fee).
+    pub valuation: Valuation,
+    /// The mark is at or beyond the bust price: the whole margin is forfeited.
+    pub liquidated: bool,
+}
+
+impl Scenario {
+    pub fn adjusted_pnl(&self, margin: u128) -> i128 {
+        if self.liquidated {
+            -(margin as i128)
+        } else {
+            self.valuation.adjusted_pnl
+        }
+    }
+    pub fn win_fee(&self) -> u128 {
+        if self.liquidated {
+            0
+        } else {
+            self.valuation.win_fee
+        }
+    }
+    pub fn net_pnl(&self, margin: u128) -> i128 {
+        if self.liquidated {
+            -(margin as i128)
+        } else {
+            self.valuation.net_pnl
+        }
+    }
+}
+
+/// A position as it would be opened.
+#[derive(Debug, Clone)]
+pub struct Position<'a> {
+    pub market: &'a Instrument,
+    pub is_long: bool,
+    /// wad
+    pub margin: u128,
+    pub leverage: u32,
+    /// raw
+    pub entry: u64,
+}
+
+impl Position<'_> {
+    pub fn notional(&self) -> u128 {
+        self.margin.saturating_mul(u128::from(self.leverage))
+    }
+
+    pub fn bust(&self) -> u64 {
+        bust_price(
+            self.entry,
+            self.leverage,
+            self.is_long,
+            self.market.bust_buffer,
+        )
+    }
+
+    /// What closing at `exit` pays, including the liquidation case.
+    pub fn scenario(&self, win_fee_rate: u128, exit: u64) -> Scenario {
+        Scenario {
+            exit,
+            gross_pnl: move_pnl(self.entry, exit, self.margin, self.leverage, self.is_long),
+            valuation: value_close(
+                self.market,
+                win_fee_rate,
+                self.entry,
+                self.margin,
+                self.leverage,
+                self.is_long,
+                exit,
+            ),
+            liquidated: is_liquidated(exit, self.bust(), self.is_long),
+        }
+    }
+
+    /// The §5.4 checks against `state`, with the mark for the open-interest cap and the account's
+    /// funds when known.
+    pub fn validate(
+        &self,
+        state: &TradingState,
+        mark: Option<u64>,
+        funds: Option<OpenFunds>,
+    ) -> Result<(), OpenRejection> {
+        check_open(&OpenCheck {
+            state,
+            market: self.market,
+            is_long: self.is_long,
+            margin: self.margin,
+            leverage: self.leverage,
+            use_debt: false,
+            mark,
+            funds,
+        })
+    }
+
+    /// The default ladder: favourable and adverse moves of [`DEFAULT_MOVES_PCT`] plus the bust
+    /// price itself, ordered by exit price, each exit once.
+    pub fn default_exits(&self) -> Vec<u64> {
+        let mut exits = Vec::new();
+        for pct in DEFAULT_MOVES_PCT {
+            for favourable in [true, false] {
+                let up = favourable == self.is_long;
+                let signed = if up {
+                    pct.to_string()
+                } else {
+                    format!("-{pct}")
+                };
+                if let Ok(exit) = exit_from_move(self.entry, &signed) {
+                    exits.push(exit);
+                }
+            }
+        }
+        exits.push(self.bust());
+        exits.sort_unstable();
+        exits.dedup();
+        exits
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error("must be a percentage between -100 and 100 with at most 6 decimals, got {0:?}")]
+    Invalid(String),
+    #[error("moves the price to zero or below")]
+    NoPrice,
+    #[error("moves the price out of the contract's range")]
+    OutOfRange,
+}
+
+/// The exit for a signed percent move: `round(entry × (100 + pct) / 100)`, half away from zero.
+pub fn exit_from_move(entry: u64, pct: &str) -> Result<u64, MoveError> {
+    let (negative, magnitude) =
+        parse_signed_scaled(pct, 6).map_err(|_| MoveError::Invalid(pct.to_string()))?;
+    const HUNDRED: u128 = 100_000_000; // 100 % at 1e6
+    if magnitude > HUNDRED {
+        return Err(MoveError::Invalid(pct.to_string()));
+    }
+    let factor = if negative {
+        HUNDRED - magnitude
+    } else {
+        HUNDRED + magnitude
+    };
+    let scaled = u128::from(entry) * factor;
+    let exit = (scaled + HUNDRED / 2) / HUNDRED;
+    if exit == 0 {
+        return Err(MoveError::NoPrice);
+    }
+    u64::try_from(exit).map_err(|_| MoveError::OutOfRange)
+}
+
+/// `numerator / denominator × multiplier` rounded half away from zero to `places`, as text.
+fn ratio_text(numerator: i128, denominator: u128, multiplier: u128, places: u32) -> String {
+    use alloy_primitives::U256;
+    if denominator == 0 {
+        return "0".into();
+    }
+    // One extra digit, then round it away exactly.
+    let scale = U256::from(10u128.pow(places + 1)) * U256::from(multiplier);
+    let extended = U256::from(numerator.unsigned_abs()) * scale / U256::from(denominator);
+    round_scaled(
+        numerator < 0,
+        u128::try_from(extended).unwrap_or(u128::MAX),
+        places + 1,
+        places,
+    )
+}
+
+/// `numerator / denominator × 100` rounded half away from zero to `places` decimals, as text.
+pub fn percent_text(numerator: i128, denominator: u128, places: u32) -> String {
+    ratio_text(numerator, denominator, 100, places)
+}
+
+/// As [`percent_text`], a float for JSON.
+pub fn percent_f64(numerator: i128, denominator: u128, places: u32) -> f64 {
+    percent_text(numerator, denominator, places)
+        .parse()
+        .expect("decimal text")
+}
+
+/// `numerator / denominator` (a fraction, not ×100) rounded to `places`, for JSON.
+pub fn fraction_f64(numerator: i128, denominator: u128, places: u32) -> f64 {
+    ratio_text(numerator, denominator, 1, places)
+        .parse()
+        .expect("decimal text")
+}
+
+/// The leverages of a ladder for a market whose ceiling is `max`: the standard steps up to the
+/// ceiling, then the ceiling itself.
+pub fn ladder_leverages(max: u32) -> Vec<u32> {
+    let mut steps: Vec<u32> = LADDER_LEVERAGES
+        .iter()
+        .copied()
+        .filter(|l| *l < max)
+        .collect();
+    steps.push(max);
+    steps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::units::WAD;
+
+    fn state() -> TradingState {
+        TradingState::decode(include_str!("../assets/trading_mainnet.json")).unwrap()
+    }
+
+    #[test]
+    fn the_seed_estimate_reproduces() {
+        let s = state();
+        let p = Position {
+            market: s.market("BTC").unwrap(),
+            is_long: true,
+            margin: 100 * WAD,
+            leverage: 500,
+            entry: 828003,
+        };
+        assert_eq!(p.bust(), 826740);
+        let exit = exit_from_move(p.entry, "0.1").unwrap();
+        assert_eq!(exit, 828831);
+        let sc = p.scenario(s.win_fee_rate(), exit);
+        assert_eq!(
+            round_scaled(false, sc.adjusted_pnl(p.margin) as u128, 18, 2),
+            "36.99"
+        );
+        assert_eq!(round_scaled(false, sc.win_fee(), 18, 2), "0.74");
+        assert_eq!(
+            round_scaled(false, sc.net_pnl(p.margin) as u128, 18, 2),
+            "36.25"
+        );
+        assert_eq!(round_scaled(false, sc.gross_pnl as u128, 18, 2), "50.00");
+        assert_eq!(
+            percent_text(i128::from(p.entry - p.bust()), u128::from(p.entry), 4),
+            "0.1525"
+        );
+        assert_eq!(
+            fraction_f64(sc.net_pnl(p.margin), sc.gross_pnl as u128, 4),
+            0.7249
+        );
+        assert_eq!(percent_f64(sc.net_pnl(p.margin), p.margin, 1), 36.2);
+        assert!(p.validate(&s, Some(828003), None).is_ok());
+    }
+
+    #[test]
+    fn ladders() {
+        assert_eq!(ladder_leverages(1000), LADDER_LEVERAGES.to_vec());
+        assert_eq!(ladder_leverages(40), vec![1, 2, 3, 5, 10, 25, 40]);
+        let s = state();
+        let p = Position {
+            market: s.market("ETH").unwrap(),
+            is_long: false,
+            margin: 25 * WAD,
+            leverage: 5,
+            entry: 250000,
+        };
+        let exits = p.default_exits();
+        assert_eq!(exits.len(), 13);
+        assert!(exits.contains(&p.bust()));
+        assert!(exits.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn moves() {
+        assert_eq!(exit_from_move(1000, "-100"), Err(MoveError::NoPrice));
+        assert!(exit_from_move(1000, "101").is_err());
+        assert!(exit_from_move(1000, "abc").is_err());
+        assert_eq!(exit_from_move(1000, "-0.05"), Ok(1000)); // 999.5 rounds half up
+        assert_eq!(exit_from_move(1000, "+10"), Ok(1100));
+    }
+}

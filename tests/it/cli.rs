@@ -1,0 +1,583 @@
+//! The scriptable commands, run as a user would: the real binary against a loopback fixture
+//! exchange serving live-format answers, and `--offline` with the shipped parameters.
+
+use serde_json::Value;
+
+use crate::support::{FixtureServer, run, stdout_json, text};
+
+fn live<'a>(server: &'a FixtureServer, args: &[&'a str]) -> Vec<String> {
+    let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    all.extend([
+        "--api".into(),
+        server.api(),
+        "--info-url".into(),
+        server.info(),
+    ]);
+    all
+}
+
+fn run_live(server: &FixtureServer, args: &[&str]) -> std::process::Output {
+    let all = live(server, args);
+    let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+    run(&refs)
+}
+
+#[test]
+fn offline_quote_reproduces_the_seed_example() {
+    let out = run(&[
+        "quote",
+        "--offline",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "100",
+        "--leverage",
+        "500",
+        "--entry",
+        "82800.3",
+        "--move",
+        "0.1",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let q = stdout_json(&out);
+    assert_eq!(q["bustPrice"], 82674.0);
+    assert_eq!(q["bustPriceRaw"], "826740");
+    assert_eq!(q["distanceToBustPct"], 0.1525);
+    assert_eq!(q["entrySource"], "given");
+    assert_eq!(q["notionalUsd"], 50000.0);
+    assert_eq!(q["openValidation"]["accepted"], true);
+    assert_eq!(q["parameters"]["source"], "offline");
+    let s = &q["scenarios"][0];
+    assert_eq!(s["exitPrice"], 82883.1);
+    assert_eq!(s["priceMovePct"], 0.1);
+    assert_eq!(s["rawPnlUsd"], 50.0);
+    assert_eq!(s["adjustedPnlUsd"], 36.99);
+    assert_eq!(s["winFeeUsd"], 0.74);
+    assert_eq!(s["netPnlUsd"], 36.25);
+    assert_eq!(s["netReturnOnMarginPct"], 36.2);
+    assert_eq!(s["keptFractionOfRawGain"], 0.7249);
+    assert_eq!(s["liquidated"], false);
+    // The exact integers agree with each other: net = adjusted − fee.
+    let n = |k: &str| s[k].as_str().unwrap().parse::<i128>().unwrap();
+    assert_eq!(n("netPnlRaw"), n("adjustedPnlRaw") - n("winFeeRaw"));
+    assert_eq!(n("winFeeRaw"), n("adjustedPnlRaw") * 2 / 100);
+
+    let human = run(&[
+        "quote",
+        "--offline",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "100",
+        "--leverage",
+        "500",
+        "--entry",
+        "82800.3",
+        "--move",
+        "0.1",
+    ]);
+    let screen = text(&human.stdout);
+    assert!(screen.contains("bust 82,674.0 (0.1525% away)"), "{screen}");
+    assert!(screen.contains("+$36.25"), "{screen}");
+    assert!(screen.contains("offline"), "{screen}");
+}
+
+#[test]
+fn offline_ladder_of_scenarios_includes_the_bust() {
+    let out = run(&[
+        "quote",
+        "--offline",
+        "--market",
+        "ETH",
+        "--side",
+        "short",
+        "--margin",
+        "25",
+        "--leverage",
+        "5",
+        "--entry",
+        "2500",
+        "--json",
+    ]);
+    let q = stdout_json(&out);
+    let scenarios = q["scenarios"].as_array().unwrap();
+    assert_eq!(scenarios.len(), 13);
+    let bust = scenarios
+        .iter()
+        .find(|s| s["exitPriceRaw"] == q["bustPriceRaw"])
+        .unwrap();
+    assert_eq!(bust["liquidated"], true);
+    assert_eq!(bust["netPnlUsd"], -25.0);
+    assert!(
+        scenarios
+            .iter()
+            .any(|s| s["netPnlUsd"].as_f64().unwrap() > 0.0)
+    );
+    // Notional $125 is below the launch minimum of $1,000: the quote says so, exactly.
+    assert_eq!(q["openValidation"]["accepted"], false);
+    assert_eq!(q["openValidation"]["code"], "notional_below_minimum");
+    assert_eq!(
+        q["openValidation"]["problem"],
+        "notional $125.00 is below the minimum of $1,000.00"
+    );
+}
+
+#[test]
+fn offline_needs_an_entry_and_says_so() {
+    let out = run(&[
+        "quote",
+        "--offline",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "100",
+        "--leverage",
+        "5",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stdout_json(&out);
+    assert_eq!(e["error"]["field"], "entry");
+    let out = run(&[
+        "close-quote",
+        "--offline",
+        "--market",
+        "ETH",
+        "--side",
+        "short",
+        "--entry",
+        "2500",
+        "--margin",
+        "25",
+        "--leverage",
+        "5",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).starts_with("error: --exit: is required with --offline"));
+}
+
+#[test]
+fn bad_input_names_the_field_in_one_line() {
+    let base = ["quote", "--offline", "--entry", "82800.3"];
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--margin",
+                "100",
+                "--leverage",
+                "0",
+            ],
+            "leverage",
+        ),
+        (
+            &[
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--margin",
+                "100",
+                "--leverage",
+                "1001",
+            ],
+            "leverage",
+        ),
+        (
+            &[
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--margin",
+                "-5",
+                "--leverage",
+                "10",
+            ],
+            "margin",
+        ),
+        (
+            &[
+                "--market",
+                "FOO",
+                "--side",
+                "long",
+                "--margin",
+                "100",
+                "--leverage",
+                "10",
+            ],
+            "market",
+        ),
+        (
+            &[
+                "--market",
+                "BTC",
+                "--side",
+                "up",
+                "--margin",
+                "100",
+                "--leverage",
+                "10",
+            ],
+            "side",
+        ),
+        (
+            &[
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--margin",
+                "1e3",
+                "--leverage",
+                "10",
+            ],
+            "margin",
+        ),
+        (
+            &[
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--margin",
+                "100",
+                "--leverage",
+                "10",
+                "--move",
+                "x",
+            ],
+            "move",
+        ),
+    ];
+    for (extra, field) in cases {
+        let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: --{field}: ")),
+            "{stderr}"
+        );
+        assert!(out.stdout.is_empty());
+        let mut json_args = args.clone();
+        json_args.push("--json");
+        let out = run(&json_args);
+        assert_eq!(out.status.code(), Some(2));
+        let e = stdout_json(&out);
+        assert_eq!(e["error"]["code"], "invalid_argument");
+        assert_eq!(e["error"]["field"], field);
+    }
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "Close",
+        "--message",
+        "{not json",
+        "--json",
+    ]);
+    assert_eq!(stdout_json(&out)["error"]["field"], "message");
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "Close",
+        "--message",
+        "{}",
+        "--signer",
+        "0x12",
+        "--json",
+    ]);
+    assert_eq!(stdout_json(&out)["error"]["field"], "signer");
+    let out = run(&["quote", "--market", "BTC", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stdout_json(&out)["error"]["code"], "usage");
+}
+
+#[test]
+fn typed_data_matches_the_open_vector() {
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "OpenPosition",
+        "--json",
+        "--signer",
+        "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23",
+        "--message",
+        r#"{"user":"0x14791697260E4C9A71F18484C9F997B308E59325","instrumentId":0,"isLong":true,"size":"10000000000000000000","leverage":1000,"useDebt":false,"nonce":3170817,"deadline":"1791864000"}"#,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = stdout_json(&out);
+    assert_eq!(t["unsigned"], true);
+    assert_eq!(
+        t["digest"],
+        "0x1151ddb60207e6f09186725b144ba4660e20109adc197cb5b837bf4c08818879"
+    );
+    assert_eq!(
+        t["intentId"],
+        "0xc2bc1984b6b08b26186b7579d4a279f24937865b82683d9ed4199f40012cb959"
+    );
+    assert_eq!(t["typedData"]["domain"]["name"], "String");
+    assert_eq!(t["typedData"]["message"]["leverage"], 1000);
+    assert_eq!(t["typedData"]["message"]["size"], "10000000000000000000");
+    assert_eq!(t["request"]["method"], "eth_signTypedData_v4");
+    let inner: Value = serde_json::from_str(t["request"]["params"][1].as_str().unwrap()).unwrap();
+    assert_eq!(inner, t["typedData"]);
+    assert!(t["defaulted"].as_array().unwrap().is_empty());
+
+    // Nonce and deadline default when omitted; a wallet type refuses a foreign signer.
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "Claim",
+        "--json",
+        "--message",
+        r#"{"user":"0x14791697260e4c9a71f18484c9f997b308e59325"}"#,
+    ]);
+    let t = stdout_json(&out);
+    assert_eq!(t["defaulted"], serde_json::json!(["nonce", "deadline"]));
+    let nonce: u64 = t["typedData"]["message"]["nonce"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(nonce >= 256 && nonce.is_multiple_of(256) && nonce < (1 << 32));
+    assert_eq!(t["typedData"]["domain"]["name"], "PaperStaking");
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "WithdrawToCore",
+        "--signer",
+        "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23",
+        "--message",
+        r#"{"user":"0x14791697260e4c9a71f18484c9f997b308e59325","amount":"10000000"}"#,
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("signed by the wallet"));
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "WithdrawToCore",
+        "--message",
+        r#"{"user":"0x14791697260e4c9a71f18484c9f997b308e59325","amount":"9999999"}"#,
+    ]);
+    assert!(text(&out.stderr).contains("minimum withdrawal is 10 USDC"));
+}
+
+#[test]
+fn live_markets_table_and_json() {
+    let server = FixtureServer::start();
+    let out = run_live(&server, &["markets", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let m = stdout_json(&out);
+    assert_eq!(m["tradingPaused"], false);
+    assert_eq!(m["limits"]["minMarginUsd"], 10.0);
+    assert_eq!(m["limits"]["minNotionalUsd"], 1000.0);
+    assert_eq!(m["limits"]["winFeePct"], 2.0);
+    let btc = &m["markets"][0];
+    assert_eq!(btc["symbol"], "BTC");
+    // mid of 828000 and 828006 at scale 10.
+    assert_eq!(btc["markPriceRaw"], "828003");
+    assert_eq!(btc["markPrice"], 82800.3);
+    assert_eq!(btc["status"], "active");
+    assert_eq!(btc["maxLeverage"], 1000);
+    assert_eq!(btc["maxPositionNotionalUsd"], 10_000_000.0);
+    // 2007.843665405887498352 BTC long at $82,800.3 = $166,250,057.8487…
+    assert_eq!(btc["long"]["oiUsd"], 166_250_057.85);
+    assert_eq!(m["markets"][1]["markPriceRaw"], "250001");
+
+    let out = run_live(&server, &["markets"]);
+    let screen = text(&out.stdout);
+    assert!(screen.contains("BTC"), "{screen}");
+    assert!(screen.contains("82,800.3"), "{screen}");
+    assert!(screen.contains("min margin $10.00"), "{screen}");
+    assert!(screen.contains("live from http://127.0.0.1"), "{screen}");
+}
+
+#[test]
+fn live_quote_uses_the_mark_and_live_limits() {
+    let server = FixtureServer::start();
+    let out = run_live(
+        &server,
+        &[
+            "quote",
+            "--market",
+            "btc",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "500",
+            "--move",
+            "0.1",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let q = stdout_json(&out);
+    assert_eq!(q["entrySource"], "live mark");
+    assert_eq!(q["entryPrice"], 82800.3);
+    assert_eq!(q["scenarios"][0]["netPnlUsd"], 36.25);
+    assert_eq!(q["parameters"]["source"], "live");
+
+    // A market switched to close-only refuses opens, with the reason.
+    let paused = crate::support::MAINNET_TRADING.replacen(
+        "true,false,false,false,false,null",
+        "true,false,false,false,true,null",
+        1,
+    );
+    server.fixture.lock().unwrap().trading = paused;
+    let out = run_live(
+        &server,
+        &[
+            "quote",
+            "--market",
+            "BTC",
+            "--side",
+            "short",
+            "--margin",
+            "100",
+            "--leverage",
+            "50",
+            "--json",
+        ],
+    );
+    let q = stdout_json(&out);
+    assert_eq!(q["openValidation"]["accepted"], false);
+    assert_eq!(q["openValidation"]["code"], "market_not_openable");
+    assert_eq!(
+        q["openValidation"]["problem"],
+        "BTC is not open for new positions (closeOnly)"
+    );
+
+    let out = run_live(
+        &server,
+        &[
+            "ladder", "--market", "ETH", "--side", "long", "--margin", "50", "--json",
+        ],
+    );
+    let l = stdout_json(&out);
+    let steps = l["steps"].as_array().unwrap();
+    assert_eq!(
+        steps
+            .iter()
+            .map(|s| s["leverage"].as_u64().unwrap())
+            .collect::<Vec<_>>(),
+        [1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000]
+    );
+    assert_eq!(steps[0]["valid"], false);
+    assert_eq!(steps[0]["invalidCode"], "notional_below_minimum");
+    assert_eq!(steps[5]["valid"], true);
+    assert_eq!(l["markPrice"], 2500.01);
+
+    let out = run_live(
+        &server,
+        &[
+            "close-quote",
+            "--market",
+            "ETH",
+            "--side",
+            "short",
+            "--entry",
+            "2600",
+            "--margin",
+            "25",
+            "--leverage",
+            "5",
+            "--json",
+        ],
+    );
+    let c = stdout_json(&out);
+    assert_eq!(c["exitSource"], "live mark");
+    assert_eq!(c["exitPriceRaw"], "250001");
+    assert!(c["netPnlUsd"].as_f64().unwrap() > 0.0);
+    assert!(c["keptFraction"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn transient_failures_are_ridden_out_and_hard_ones_reported() {
+    let server = FixtureServer::start();
+    server.fixture.lock().unwrap().fail_trading = 2;
+    let out = run_live(&server, &["markets", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    server.fixture.lock().unwrap().throttle_trading = 1;
+    let out = run_live(&server, &["markets", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(server.fixture.lock().unwrap().trading_hits, 5);
+
+    server.fixture.lock().unwrap().fail_trading = 10;
+    let out = run_live(&server, &["markets", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_json(&out)["error"]["code"], "unreachable");
+    server.fixture.lock().unwrap().fail_trading = 0;
+
+    let v2 = crate::support::MAINNET_TRADING.replace("\"schemaVersion\":1", "\"schemaVersion\":2");
+    server.fixture.lock().unwrap().trading = v2;
+    let out = run_live(&server, &["markets"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("unsupported schema version 2"),
+        "{}",
+        text(&out.stderr)
+    );
+
+    // Nothing listens on port 9 of loopback.
+    let out = run(&[
+        "markets",
+        "--api",
+        "http://127.0.0.1:9",
+        "--info-url",
+        "http://127.0.0.1:9/info",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stdout_json(&out)["error"]["code"], "unreachable");
+}
+
+#[test]
+fn a_missing_book_is_reported_not_guessed() {
+    let server = FixtureServer::start();
+    server
+        .fixture
+        .lock()
+        .unwrap()
+        .books
+        .retain(|(c, _, _)| c != "ETH");
+    let out = run_live(&server, &["markets", "--json"]);
+    let m = stdout_json(&out);
+    assert!(m["markets"][1]["markPrice"].is_null());
+    assert!(
+        m["markets"][1]["markError"]
+            .as_str()
+            .unwrap()
+            .contains("l2Book ETH")
+    );
+    let out = run_live(
+        &server,
+        &[
+            "quote",
+            "--market",
+            "ETH",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("pass --entry"));
+}
