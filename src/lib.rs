@@ -8,4 +8,5 @@ pub mod config;
 pub mod logging;
 pub mod protocol;
 pub mod quote;
+pub mod sim;
 pub mod text;

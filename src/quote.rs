@@ -7,7 +7,9 @@ use crate::protocol::math::{
     move_pnl, value_close,
 };
 use crate::protocol::trading::{Instrument, TradingState};
-use crate::protocol::units::{parse_signed_scaled, round_scaled};
+use serde_json::Value;
+
+use crate::protocol::units::{json_number, parse_signed_scaled, round_scaled, trim_zeros};
 
 /// Leverage steps of the ladder (seed `quote_leverage_ladder`); the market maximum is added.
 pub const LADDER_LEVERAGES: [u32; 11] = [1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000];
@@ -193,18 +195,14 @@ pub fn percent_text(numerator: i128, denominator: u128, places: u32) -> String {
     ratio_text(numerator, denominator, 100, places)
 }
 
-/// As [`percent_text`], a float for JSON.
-pub fn percent_f64(numerator: i128, denominator: u128, places: u32) -> f64 {
-    percent_text(numerator, denominator, places)
-        .parse()
-        .expect("decimal text")
+/// As [`percent_text`], an exact JSON number.
+pub fn percent_json(numerator: i128, denominator: u128, places: u32) -> Value {
+    json_number(trim_zeros(&percent_text(numerator, denominator, places)))
 }
 
-/// `numerator / denominator` (a fraction, not ×100) rounded to `places`, for JSON.
-pub fn fraction_f64(numerator: i128, denominator: u128, places: u32) -> f64 {
-    ratio_text(numerator, denominator, 1, places)
-        .parse()
-        .expect("decimal text")
+/// `numerator / denominator` (a fraction, not ×100) rounded to `places`, as an exact JSON number.
+pub fn fraction_json(numerator: i128, denominator: u128, places: u32) -> Value {
+    json_number(trim_zeros(&ratio_text(numerator, denominator, 1, places)))
 }
 
 /// The leverages of a ladder for a market whose ceiling is `max`: the standard steps up to the
@@ -257,10 +255,13 @@ mod tests {
             "0.1525"
         );
         assert_eq!(
-            fraction_f64(sc.net_pnl(p.margin), sc.gross_pnl as u128, 4),
+            fraction_json(sc.net_pnl(p.margin), sc.gross_pnl as u128, 4),
             0.7249
         );
-        assert_eq!(percent_f64(sc.net_pnl(p.margin), p.margin, 1), 36.2);
+        assert_eq!(
+            percent_json(sc.net_pnl(p.margin), p.margin, 1).to_string(),
+            "36.2"
+        );
         assert!(p.validate(&s, Some(828003), None).is_ok());
     }
 

@@ -86,7 +86,12 @@ pub fn price(field: &str, text: &str, market: &Instrument) -> Result<u64, CliErr
     if raw == 0 {
         return Err(CliError::input(field, "must be more than 0"));
     }
-    u64::try_from(raw).map_err(|_| CliError::input(field, "is beyond the contract's price range"))
+    // Prices live in the contract's uint64; a quarter of it leaves room for every intermediate
+    // (entry + entry/L, entry + deadband) without saturating.
+    u64::try_from(raw)
+        .ok()
+        .filter(|r| *r <= u64::MAX / 4)
+        .ok_or_else(|| CliError::input(field, "is beyond the contract's price range"))
 }
 
 pub fn address(field: &str, text: &str) -> Result<alloy_primitives::Address, CliError> {

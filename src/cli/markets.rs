@@ -4,12 +4,12 @@ use alloy_primitives::U256;
 use serde_json::{Value, json};
 
 use crate::protocol::trading::{Cap, Instrument};
-use crate::protocol::units::{mul_div, price_f64, u256_to_u128, wad_to_f64};
+use crate::protocol::units::{mul_div, price_json, signed, u256_to_u128, wad_json};
 
 use super::Context;
 use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, print_json, usd};
-use crate::quote::percent_f64;
+use crate::quote::percent_json;
 
 /// Base-asset quantity (18 dp) → USD wad at a raw mark.
 fn base_to_usd(quantity: u128, mark: u64, market: &Instrument) -> u128 {
@@ -31,7 +31,7 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
         .map(|m| {
             let mark = data.mark(m);
             let side = |oi: u128, cap: Cap| {
-                let usd_of = |q: u128| mark.as_ref().ok().map(|mk| wad_to_f64(base_to_usd(q, *mk, m) as i128, 2));
+                let usd_of = |q: u128| mark.as_ref().ok().map(|mk| wad_json(signed(base_to_usd(q, *mk, m)), 2));
                 let (cap_raw, cap_usd) = match cap {
                     Cap::Unlimited => (Value::Null, Value::Null),
                     Cap::Limit(c) => (Value::String(c.to_string()), json!(usd_of(c))),
@@ -46,12 +46,12 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
                 "paused": m.paused,
                 "closeOnly": m.close_only,
                 "terminal": m.terminal,
-                "markPrice": mark.as_ref().ok().map(|r| price_f64(*r, m.price_scale)),
+                "markPrice": mark.as_ref().ok().map(|r| price_json(*r, m.price_scale)),
                 "markPriceRaw": mark.as_ref().ok().map(|r| r.to_string()),
                 "markError": mark.as_ref().err().map(|e| crate::text::sanitize_line(e, 200)),
                 "priceScale": m.price_scale,
                 "maxLeverage": state.leverage_ceiling(m),
-                "maxPositionNotionalUsd": wad_to_f64(m.max_position_notional as i128, 2),
+                "maxPositionNotionalUsd": wad_json(signed(m.max_position_notional), 2),
                 "maxPositionNotionalRaw": m.max_position_notional.to_string(),
                 "long": side(m.long_oi, m.long_cap),
                 "short": side(m.short_oi, m.short_cap),
@@ -67,11 +67,11 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
             "indexedThroughBlock": state.indexed_through_block,
             "pausedActions": state.intake.paused_actions,
             "limits": {
-                "minMarginUsd": wad_to_f64(state.minimum_trade_size as i128, 2),
+                "minMarginUsd": wad_json(signed(state.minimum_trade_size), 2),
                 "minMarginRaw": state.minimum_trade_size.to_string(),
-                "minNotionalUsd": wad_to_f64(state.minimum_open_notional as i128, 2),
+                "minNotionalUsd": wad_json(signed(state.minimum_open_notional), 2),
                 "minNotionalRaw": state.minimum_open_notional.to_string(),
-                "winFeePct": percent_f64(fee as i128, crate::protocol::units::WAD, 4),
+                "winFeePct": percent_json(signed(fee), crate::protocol::units::WAD, 4),
                 "winFeeRateRaw": fee.to_string(),
                 "maximumLeverage": state.maximum_leverage,
                 "minimumLeverage": state.minimum_leverage,
@@ -97,9 +97,9 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
             let Ok(mk) = mark else { return "—".into() };
             let cap = match cap {
                 Cap::Unlimited => "no cap".to_string(),
-                Cap::Limit(c) => usd(base_to_usd(c, mk, m) as i128),
+                Cap::Limit(c) => usd(signed(base_to_usd(c, mk, m))),
             };
-            format!("{} / {cap}", usd(base_to_usd(q, mk, m) as i128))
+            format!("{} / {cap}", usd(signed(base_to_usd(q, mk, m))))
         };
         table.row(vec![
             m.symbol.clone(),
@@ -108,7 +108,7 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
                 .unwrap_or_else(|_| "unavailable".into()),
             m.status(state.trading_paused).label().to_string(),
             format!("{}x", state.leverage_ceiling(m)),
-            usd(m.max_position_notional as i128),
+            usd(signed(m.max_position_notional)),
             oi(m.long_oi, m.long_cap),
             oi(m.short_oi, m.short_cap),
         ]);
@@ -116,9 +116,9 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
     println!("{}", table.render());
     println!(
         "\nmin margin {}  ·  min notional {}  ·  win fee {}%  ·  trading {}",
-        usd(state.minimum_trade_size as i128),
-        usd(state.minimum_open_notional as i128),
-        crate::quote::percent_text(fee as i128, crate::protocol::units::WAD, 2),
+        usd(signed(state.minimum_trade_size)),
+        usd(signed(state.minimum_open_notional)),
+        crate::quote::percent_text(signed(fee), crate::protocol::units::WAD, 2),
         if state.trading_paused {
             "PAUSED"
         } else {

@@ -5,6 +5,7 @@ mod market_data;
 mod markets;
 mod output;
 mod quote;
+mod simulator;
 mod typed_data;
 
 use std::path::PathBuf;
@@ -63,6 +64,53 @@ pub enum Command {
     CloseQuote(CloseQuoteArgs),
     /// The unsigned EIP-712 payload of an intent: domain, types, message, digest, wallet request.
     TypedData(TypedDataArgs),
+    /// Run the local exchange simulator (a strict Papertrade on loopback) until Ctrl-C.
+    Sim(SimArgs),
+    /// Practice with no funds and no network: the simulator in-process and a funded throwaway wallet.
+    Demo(DemoArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SimArgs {
+    /// Address to listen on (loopback by default).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8787)]
+    pub port: u16,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Serve only the real API: no /sim/* practice controls.
+    #[arg(long)]
+    pub no_controls: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct EngineArgs {
+    /// Seed of the price walk and the crowd: the same seed gives the same market.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// How long the relayer leaves an accepted intent queued before settling it.
+    #[arg(long, default_value_t = 1500)]
+    pub relayer_delay_ms: u64,
+    /// Simulated traders besides you.
+    #[arg(long, default_value_t = 12)]
+    pub crowd: usize,
+    /// Account-stream heartbeat interval.
+    #[arg(long, default_value_t = 10_000)]
+    pub heartbeat_ms: u64,
+    /// Time moves only when POST /sim/clock says so (repeatable runs with --seed).
+    #[arg(long)]
+    pub manual_clock: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Starting balance of the demo wallet in USD.
+    #[arg(long, default_value = "10000")]
+    pub balance: String,
 }
 
 #[derive(Debug, Args)]
@@ -219,7 +267,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
     };
     tracing::info!(?command, api, "command");
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
         .enable_all()
         .build()
         .expect("tokio runtime");
@@ -230,6 +279,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Ladder(a) => quote::ladder(&ctx, a).await,
             Command::CloseQuote(a) => quote::close_quote(&ctx, a).await,
             Command::TypedData(a) => typed_data::run(&ctx, a),
+            Command::Sim(a) => simulator::sim(&ctx, a).await,
+            Command::Demo(a) => simulator::demo(&ctx, a).await,
         }
     })
 }

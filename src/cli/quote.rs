@@ -4,9 +4,9 @@ use serde_json::{Value, json};
 
 use crate::protocol::math::{OpenRejection, open_capacity};
 use crate::protocol::trading::Instrument;
-use crate::protocol::units::{WAD, price_f64, wad_to_f64};
+use crate::protocol::units::{WAD, price_json, signed, wad_json};
 use crate::quote::{
-    Position, Scenario, exit_from_move, fraction_f64, ladder_leverages, percent_f64, percent_text,
+    Position, Scenario, exit_from_move, fraction_json, ladder_leverages, percent_json, percent_text,
 };
 
 use super::market_data::MarketData;
@@ -57,8 +57,8 @@ fn entry(
     })
 }
 
-fn usd_json(wad: i128) -> f64 {
-    wad_to_f64(wad, 2)
+fn usd_json(wad: i128) -> Value {
+    wad_json(wad, 2)
 }
 
 fn validation_json(result: &Result<(), OpenRejection>) -> Value {
@@ -73,24 +73,24 @@ fn scenario_json(p: &Position, s: &Scenario) -> Value {
     let net = s.net_pnl(p.margin);
     let movement = i128::from(s.exit) - i128::from(p.entry);
     json!({
-        "exitPrice": price_f64(s.exit, scale),
+        "exitPrice": price_json(s.exit, scale),
         "exitPriceRaw": s.exit.to_string(),
-        "priceMovePct": percent_f64(movement, u128::from(p.entry), 4),
+        "priceMovePct": percent_json(movement, u128::from(p.entry), 4),
         "rawPnlUsd": usd_json(s.gross_pnl),
         "rawPnlRaw": s.gross_pnl.to_string(),
-        "settlementExitPrice": price_f64(s.valuation.exit, scale),
+        "settlementExitPrice": price_json(s.valuation.exit, scale),
         "settlementExitPriceRaw": s.valuation.exit.to_string(),
         "settlementRawPnlUsd": usd_json(s.valuation.raw_pnl),
         "settlementRawPnlRaw": s.valuation.raw_pnl.to_string(),
         "impactKeptFraction": keep_json(s),
         "adjustedPnlUsd": usd_json(s.adjusted_pnl(p.margin)),
         "adjustedPnlRaw": s.adjusted_pnl(p.margin).to_string(),
-        "winFeeUsd": usd_json(s.win_fee() as i128),
+        "winFeeUsd": usd_json(signed(s.win_fee())),
         "winFeeRaw": s.win_fee().to_string(),
         "netPnlUsd": usd_json(net),
         "netPnlRaw": net.to_string(),
-        "netReturnOnMarginPct": percent_f64(net, p.margin, 1),
-        "keptFractionOfRawGain": (s.gross_pnl > 0).then(|| fraction_f64(net, s.gross_pnl as u128, 4)),
+        "netReturnOnMarginPct": percent_json(net, p.margin, 1),
+        "keptFractionOfRawGain": (s.gross_pnl > 0).then(|| fraction_json(net, s.gross_pnl as u128, 4)),
         "liquidated": s.liquidated,
     })
 }
@@ -98,7 +98,7 @@ fn scenario_json(p: &Position, s: &Scenario) -> Value {
 /// The impact haircut's kept fraction on a win; null for losses, flat exits and liquidations.
 fn keep_json(s: &Scenario) -> Value {
     match s.valuation.keep {
-        Some(k) if !s.liquidated => json!(fraction_f64(k as i128, WAD, 4)),
+        Some(k) if !s.liquidated => fraction_json(signed(k), WAD, 4),
         _ => Value::Null,
     }
 }
@@ -133,7 +133,7 @@ fn scenario_table(p: &Position, scenarios: &[Scenario]) -> String {
             format!("{}{mv}%", if movement > 0 { "+" } else { "" }),
             usd_signed(s.gross_pnl),
             usd_signed(s.adjusted_pnl(p.margin)),
-            usd(s.win_fee() as i128),
+            usd(signed(s.win_fee())),
             usd_signed(net),
             format!("{}%", percent_text(net, p.margin, 1)),
             note(s).to_string(),
@@ -181,21 +181,21 @@ pub async fn quote(ctx: &Context, a: QuoteArgs) -> Result<(), CliError> {
         print_json(&json!({
             "market": market.symbol,
             "side": args::side_label(i.is_long),
-            "marginUsd": wad_to_f64(i.margin as i128, 6),
+            "marginUsd": wad_json(signed(i.margin), 6),
             "marginRaw": i.margin.to_string(),
             "leverage": leverage,
-            "notionalUsd": usd_json(p.notional() as i128),
+            "notionalUsd": usd_json(signed(p.notional())),
             "notionalRaw": p.notional().to_string(),
-            "entryPrice": price_f64(entry, market.price_scale),
+            "entryPrice": price_json(entry, market.price_scale),
             "entryPriceRaw": entry.to_string(),
             "entrySource": entry_source,
-            "markPrice": live_mark.map(|m| price_f64(m, market.price_scale)),
-            "bustPrice": price_f64(bust, market.price_scale),
+            "markPrice": live_mark.map(|m| price_json(m, market.price_scale)),
+            "bustPrice": price_json(bust, market.price_scale),
             "bustPriceRaw": bust.to_string(),
-            "distanceToBustPct": percent_f64(i128::from(entry.abs_diff(bust)), u128::from(entry), 4),
+            "distanceToBustPct": percent_json(i128::from(entry.abs_diff(bust)), u128::from(entry), 4),
             "openValidation": validation_json(&validation),
             "capacity": {
-                "maxMarginUsd": usd_json(capacity.max_margin as i128),
+                "maxMarginUsd": usd_json(signed(capacity.max_margin)),
                 "maxMarginRaw": capacity.max_margin.to_string(),
                 "limitedBy": capacity.limit.label(),
             },
@@ -209,8 +209,8 @@ pub async fn quote(ctx: &Context, a: QuoteArgs) -> Result<(), CliError> {
         "{} {} {leverage}x · margin {} · notional {}",
         side_word(i.is_long),
         market.symbol,
-        usd(i.margin as i128),
-        usd(p.notional() as i128)
+        usd(signed(i.margin)),
+        usd(signed(p.notional()))
     );
     println!(
         "entry {} ({entry_source}) · bust {} ({distance}% away)",
@@ -223,20 +223,15 @@ pub async fn quote(ctx: &Context, a: QuoteArgs) -> Result<(), CliError> {
     }
     println!(
         "max margin at {leverage}x: {} (limited by {})",
-        usd(capacity.max_margin as i128),
+        usd(signed(capacity.max_margin)),
         capacity.limit.label()
     );
     println!("\n{}\n", scenario_table(&p, &scenarios));
-    println!("{}", risk_line(leverage));
+    println!(
+        "The bust price is {distance}% away: a move that far against you at {leverage}x liquidates the position and the whole margin is lost."
+    );
     println!("{}", data.parameters_line());
     Ok(())
-}
-
-fn risk_line(leverage: u32) -> String {
-    format!(
-        "A move of about {}% against you at {leverage}x liquidates the position and the whole margin is lost.",
-        percent_text(1, u128::from(leverage), 3)
-    )
 }
 
 pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
@@ -270,11 +265,11 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
                 let bust = p.bust();
                 json!({
                     "leverage": p.leverage,
-                    "notionalUsd": usd_json(p.notional() as i128),
+                    "notionalUsd": usd_json(signed(p.notional())),
                     "notionalRaw": p.notional().to_string(),
-                    "bustPrice": price_f64(bust, market.price_scale),
+                    "bustPrice": price_json(bust, market.price_scale),
                     "bustPriceRaw": bust.to_string(),
-                    "bustDistancePct": percent_f64(i128::from(entry.abs_diff(bust)), u128::from(entry), 4),
+                    "bustDistancePct": percent_json(i128::from(entry.abs_diff(bust)), u128::from(entry), 4),
                     "valid": v.is_ok(),
                     "invalidReason": v.as_ref().err().map(ToString::to_string),
                     "invalidCode": v.as_ref().err().map(OpenRejection::code),
@@ -284,10 +279,10 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
         print_json(&json!({
             "market": market.symbol,
             "side": args::side_label(i.is_long),
-            "marginUsd": wad_to_f64(i.margin as i128, 6),
+            "marginUsd": wad_json(signed(i.margin), 6),
             "marginRaw": i.margin.to_string(),
-            "markPrice": live_mark.map(|m| price_f64(m, market.price_scale)),
-            "entryPrice": price_f64(entry, market.price_scale),
+            "markPrice": live_mark.map(|m| price_json(m, market.price_scale)),
+            "entryPrice": price_json(entry, market.price_scale),
             "entryPriceRaw": entry.to_string(),
             "entrySource": entry_source,
             "parameters": data.parameters_json(),
@@ -299,7 +294,7 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
         "{} {} · margin {} · entry {} ({entry_source})\n",
         side_word(i.is_long),
         market.symbol,
-        usd(i.margin as i128),
+        usd(signed(i.margin)),
         price(entry, market.price_scale)
     );
     let mut table = Table::new(&[
@@ -313,7 +308,7 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
         let bust = p.bust();
         table.row(vec![
             format!("{}x", p.leverage),
-            usd(p.notional() as i128),
+            usd(signed(p.notional())),
             price(bust, market.price_scale),
             format!(
                 "{}%",
@@ -366,7 +361,7 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
     let payout = if s.liquidated {
         0
     } else {
-        (p.margin as i128 + net).max(0)
+        (signed(p.margin) + net).max(0)
     };
     let bust = p.bust();
 
@@ -374,13 +369,13 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
         let mut body = json!({
             "market": market.symbol,
             "side": args::side_label(i.is_long),
-            "marginUsd": wad_to_f64(i.margin as i128, 6),
+            "marginUsd": wad_json(signed(i.margin), 6),
             "marginRaw": i.margin.to_string(),
             "leverage": leverage,
-            "entryPrice": price_f64(entry, market.price_scale),
+            "entryPrice": price_json(entry, market.price_scale),
             "entryPriceRaw": entry.to_string(),
             "exitSource": exit_source,
-            "bustPrice": price_f64(bust, market.price_scale),
+            "bustPrice": price_json(bust, market.price_scale),
             "bustPriceRaw": bust.to_string(),
         });
         let scenario = scenario_json(&p, &s);
@@ -399,7 +394,7 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
         "{} {} {leverage}x · margin {} · entry {} · bust {}",
         side_word(i.is_long),
         market.symbol,
-        usd(i.margin as i128),
+        usd(signed(i.margin)),
         price(entry, market.price_scale),
         price(bust, market.price_scale)
     );
@@ -414,13 +409,13 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
         );
     } else {
         let keep = match s.valuation.keep {
-            Some(k) => format!(" · impact keeps {}%", percent_text(k as i128, WAD, 2)),
+            Some(k) => format!(" · impact keeps {}%", percent_text(signed(k), WAD, 2)),
             None => String::new(),
         };
         println!(
             "pays {} (margin {} {} net){keep}",
             usd(payout),
-            usd(p.margin as i128),
+            usd(signed(p.margin)),
             usd_signed(net)
         );
     }

@@ -2,5 +2,6 @@
 //! exchanges go through the same code; only the base URL differs.
 
 pub mod http;
+pub mod sse;
 
 pub use http::{ExchangeHttp, FetchError, HttpConfig};

@@ -714,6 +714,13 @@ impl AccountFold {
                     ));
                 }
                 snapshot.check_consistency()?;
+                let mut ops: Vec<B256> = snapshot.operations.iter().map(|o| o.intent_id).collect();
+                ops.sort_unstable();
+                if ops.windows(2).any(|w| w[0] == w[1]) {
+                    return Err(SyncError::Inconsistent(
+                        "snapshot lists an operation twice".into(),
+                    ));
+                }
                 self.state = Some((**snapshot).clone());
                 Ok(Folded::Snapshot)
             }

@@ -155,6 +155,36 @@ pub fn to_f64_rounded(negative: bool, magnitude: u128, decimals: u32, places: u3
         .expect("round_scaled always yields a valid decimal")
 }
 
+/// Exact decimal text as a JSON number (the JSON carries these digits, not a float's).
+pub fn json_number(text: &str) -> serde_json::Value {
+    serde_json::Value::Number(text.parse().expect("decimal text is a JSON number"))
+}
+
+/// A signed wad rounded to `places` as a JSON number (`36.99`, `50`).
+pub fn wad_json(value: i128, places: u32) -> serde_json::Value {
+    let text = wad_text(value, places);
+    json_number(trim_zeros(&text))
+}
+
+/// A raw price as an exact JSON number (`82674`, `82800.3`).
+pub fn price_json(raw: u64, price_scale: u64) -> serde_json::Value {
+    json_number(&price_text(raw, price_scale))
+}
+
+/// `1.50` → `1.5`, `2.00` → `2`, `-0.00` → `0`.
+pub fn trim_zeros(text: &str) -> &str {
+    if !text.contains('.') {
+        return if text == "-0" { "0" } else { text };
+    }
+    let t = text.trim_end_matches('0').trim_end_matches('.');
+    if t == "-0" { "0" } else { t }
+}
+
+/// A `u128` amount as `i128` for signed display helpers, saturating.
+pub fn signed(value: u128) -> i128 {
+    i128::try_from(value).unwrap_or(i128::MAX)
+}
+
 /// Signed wad helper: `i128` wad → rounded float for display.
 pub fn wad_to_f64(value: i128, places: u32) -> f64 {
     to_f64_rounded(value < 0, value.unsigned_abs(), 18, places)
@@ -273,6 +303,10 @@ mod tests {
         assert_eq!(group_thousands("1234567.891"), "1,234,567.891");
         assert_eq!(group_thousands("-999"), "-999");
         assert_eq!(usd_text(-1_000 * WAD as i128), "-$1,000.00");
+        assert_eq!(wad_json(36_986_000_000_000_000_000, 2).to_string(), "36.99");
+        assert_eq!(wad_json(50 * WAD as i128, 2).to_string(), "50");
+        assert_eq!(wad_json(-4_000_000_000_000_000, 2).to_string(), "0");
+        assert_eq!(price_json(826740, 10).to_string(), "82674");
         assert_eq!(scale_decimals(1), Some(0));
         assert_eq!(scale_decimals(30), None);
     }

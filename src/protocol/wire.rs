@@ -48,9 +48,8 @@ pub fn value_u256(value: &Value) -> Result<U256, String> {
         Value::String(s) => {
             digits_u256(s).ok_or_else(|| format!("expected an unsigned integer, got {s:?}"))
         }
-        Value::Number(n) => n
-            .as_u64()
-            .map(U256::from)
+        // With arbitrary precision the number keeps its digits, so big integers survive.
+        Value::Number(n) => digits_u256(&n.to_string())
             .ok_or_else(|| format!("expected an unsigned integer, got {n}")),
         other => Err(format!("expected an unsigned integer, got {}", kind(other))),
     }
@@ -84,10 +83,8 @@ pub fn value_i128(value: &Value) -> Result<i128, String> {
                 i128::try_from(magnitude).map_err(|_| format!("{s} is out of range"))?;
             Ok(if neg { -magnitude } else { magnitude })
         }
-        Value::Number(n) => n
-            .as_i64()
-            .map(i128::from)
-            .ok_or_else(|| format!("expected a signed integer, got {n}")),
+        Value::Number(n) => value_i128(&Value::String(n.to_string()))
+            .map_err(|_| format!("expected a signed integer, got {n}")),
         other => Err(format!("expected a signed integer, got {}", kind(other))),
     }
 }
@@ -357,6 +354,12 @@ mod tests {
         );
         assert!(value_i128(&json!("--1")).is_err());
         assert!(value_u64(&json!("18446744073709551616")).is_err());
+        // Amounts above u64 may come as bare JSON numbers (§2).
+        let big: Value = serde_json::from_str("2007843665405887498352").unwrap();
+        assert_eq!(value_u128(&big), Ok(2_007_843_665_405_887_498_352));
+        let neg: Value = serde_json::from_str("-108141232449579150").unwrap();
+        assert_eq!(value_i128(&neg), Ok(-108_141_232_449_579_150));
+        assert!(value_u128(&serde_json::from_str::<Value>("1e3").unwrap()).is_err());
     }
 
     #[test]

@@ -581,3 +581,66 @@ fn a_missing_book_is_reported_not_guessed() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("pass --entry"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quote_commands_work_against_the_simulator_unchanged() {
+    let sim = crate::simkit::Sim::manual().await;
+    sim.pin("BTC", "82800.3").await;
+    let api = sim.server.base_url();
+    let info = sim.server.info_url();
+    let outputs = tokio::task::spawn_blocking(move || {
+        let with = |args: &[&str]| {
+            let mut all: Vec<&str> = args.to_vec();
+            all.extend(["--api", &api, "--info-url", &info, "--json"]);
+            run(&all)
+        };
+        (
+            with(&["markets"]),
+            with(&[
+                "quote",
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--margin",
+                "100",
+                "--leverage",
+                "500",
+                "--move",
+                "0.1",
+            ]),
+            with(&[
+                "ladder", "--market", "BTC", "--side", "short", "--margin", "50",
+            ]),
+            with(&[
+                "close-quote",
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--entry",
+                "82000",
+                "--margin",
+                "25",
+                "--leverage",
+                "5",
+            ]),
+        )
+    })
+    .await
+    .unwrap();
+    let (markets, quote, ladder, close) = outputs;
+    for out in [&markets, &quote, &ladder, &close] {
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    assert_eq!(
+        stdout_json(&markets)["markets"][0]["markPriceRaw"],
+        "828003"
+    );
+    let q = stdout_json(&quote);
+    assert_eq!(q["entrySource"], "live mark");
+    assert_eq!(q["bustPriceRaw"], "826740");
+    assert_eq!(q["scenarios"][0]["netPnlUsd"], 36.25);
+    assert_eq!(stdout_json(&ladder)["steps"].as_array().unwrap().len(), 11);
+    assert_eq!(stdout_json(&close)["exitPriceRaw"], "828003");
+}

@@ -2,5 +2,7 @@
 
 mod cli;
 mod properties;
+mod sim;
+mod simkit;
 mod support;
 mod vectors;

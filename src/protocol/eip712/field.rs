@@ -63,10 +63,16 @@ fn uint_from_json(value: &Value, strictness: Strictness, bits: u16) -> Result<U2
             }
             U256::from_str_radix(s, 10).map_err(|_| format!("{s} does not fit uint{bits}"))?
         }
-        (Value::Number(n), Strictness::Lenient) => n
-            .as_u64()
-            .map(U256::from)
-            .ok_or_else(|| format!("expected a non-negative integer for uint{bits}, got {n}"))?,
+        (Value::Number(n), Strictness::Lenient) => {
+            let text = n.to_string();
+            if text.is_empty() || text.len() > 78 || !text.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(format!(
+                    "expected a non-negative integer for uint{bits}, got {n}"
+                ));
+            }
+            U256::from_str_radix(&text, 10)
+                .map_err(|_| format!("{text} does not fit uint{bits}"))?
+        }
         (Value::Number(n), Strictness::Wire) => {
             return Err(format!(
                 "expected uint{bits} as a decimal string, got the number {n}"

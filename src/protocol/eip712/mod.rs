@@ -40,9 +40,9 @@ mod signer;
 pub use domain::{CHAIN_ID, Domain, EXCHANGE_ADDRESS, PAPER_STAKING_ADDRESS};
 pub use field::{FieldValue, Strictness};
 pub use intents::{
-    CancelIntent, Claim, Close, Distribute, Intent, IntentKind, MAX_CLOSE_IDS, MAX_LEVERAGE,
-    MIN_WITHDRAW_USDC, NonceLane, OpenPosition, RegisterSessionKey, SessionIntent, Stake, Unstake,
-    WalletIntent, WithdrawToCore,
+    CancelIntent, Claim, Close, Distribute, Intent, IntentKind, MAX_CLOSE_IDS, MIN_WITHDRAW_USDC,
+    NonceLane, OpenPosition, RegisterSessionKey, SessionIntent, Stake, Unstake, WalletIntent,
+    WithdrawToCore,
 };
 pub use signed::{INTENT_ID_TAG, Post, Signed, SignedError, intent_id, typed_data_json};
 pub use signer::{SessionSigner, SignError, WalletSigner};

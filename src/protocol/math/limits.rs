@@ -3,7 +3,7 @@
 use alloy_primitives::U256;
 
 use crate::protocol::trading::{Cap, Instrument, TradingState};
-use crate::protocol::units::usd_text;
+use crate::protocol::units::{signed, usd_text};
 
 /// Everything the relayer checks an open against.
 #[derive(Debug, Clone, Copy)]
@@ -52,23 +52,23 @@ pub enum OpenRejection {
     },
     #[error("leverage {leverage}x is below the venue minimum of {min}x")]
     LeverageBelowMinimum { leverage: u32, min: u32 },
-    #[error("margin {} is below the minimum of {}", usd_text(*margin as i128), usd_text(*min as i128))]
+    #[error("margin {} is below the minimum of {}", usd_text(signed(*margin)), usd_text(signed(*min)))]
     MarginBelowMinimum { margin: u128, min: u128 },
-    #[error("notional {} is above the {symbol} maximum of {}", usd_text(*notional as i128), usd_text(*max as i128))]
+    #[error("notional {} is above the {symbol} maximum of {}", usd_text(signed(*notional)), usd_text(signed(*max)))]
     NotionalAboveMaximum {
         notional: u128,
         max: u128,
         symbol: String,
     },
-    #[error("notional {} is below the minimum of {}", usd_text(*notional as i128), usd_text(*min as i128))]
+    #[error("notional {} is below the minimum of {}", usd_text(signed(*notional)), usd_text(signed(*min)))]
     NotionalBelowMinimum { notional: u128, min: u128 },
-    #[error("margin {} is more than the available balance of {}", usd_text(*margin as i128), usd_text(*available as i128))]
+    #[error("margin {} is more than the available balance of {}", usd_text(signed(*margin)), usd_text(signed(*available)))]
     InsufficientBalance { margin: u128, available: u128 },
-    #[error("margin {} is more than the available queued balance of {}", usd_text(*margin as i128), usd_text(*available as i128))]
+    #[error("margin {} is more than the available queued balance of {}", usd_text(signed(*margin)), usd_text(signed(*available)))]
     InsufficientQueued { margin: u128, available: u128 },
-    #[error("margin {} is more than the debt room of {}", usd_text(*margin as i128), usd_text(*room as i128))]
+    #[error("margin {} is more than the debt room of {}", usd_text(signed(*margin)), usd_text(signed(*room)))]
     InsufficientDebtRoom { margin: u128, room: u128 },
-    #[error("the {side} open-interest cap leaves room for {} of notional (at most {} margin at {leverage}x)", usd_text(*headroom as i128), usd_text((*headroom / u128::from(*leverage)) as i128))]
+    #[error("the {side} open-interest cap leaves room for {} of notional (at most {} margin at {leverage}x)", usd_text(signed(*headroom)), usd_text(signed(*headroom / u128::from(*leverage))))]
     OpenInterestCap {
         side: &'static str,
         headroom: u128,

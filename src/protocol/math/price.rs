@@ -36,7 +36,10 @@ pub fn price_raw_from_text(text: &str, price_scale: u64) -> Result<u64, MathErro
         problem,
     })?;
     let unit = 10u128.pow(spare);
-    let rounded = (fine + unit / 2) / unit;
+    let rounded = fine
+        .checked_add(unit / 2)
+        .ok_or_else(|| MathError::PriceOutOfRange(text.to_string()))?
+        / unit;
     u64::try_from(rounded).map_err(|_| MathError::PriceOutOfRange(text.to_string()))
 }
 
@@ -59,5 +62,8 @@ mod tests {
         assert_eq!(price_raw_from_text("2422.75", 100), Ok(242275));
         assert_eq!(price_raw_from_text("2422.755", 100), Ok(242276));
         assert!(price_raw_from_text("abc", 10).is_err());
+        // Hostile book text is an error, never an overflow.
+        assert!(price_raw_from_text("34028236692093846346337460.7431768211455", 10).is_err());
+        assert!(price_raw_from_text("99999999999999999999", 10).is_err());
     }
 }

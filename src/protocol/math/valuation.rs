@@ -78,7 +78,8 @@ pub fn value_close(
     mark: u64,
 ) -> Valuation {
     let exit = settlement_exit(entry, mark, is_long);
-    let wins = if is_long { exit > entry } else { exit < entry };
+    // A zero entry cannot exist on chain; value it flat rather than divide by zero.
+    let wins = entry != 0 && if is_long { exit > entry } else { exit < entry };
     let magnitude = move_pnl(entry, exit, margin, leverage, is_long).abs();
     if !wins {
         let margin_i = i128::try_from(margin).unwrap_or(i128::MAX);

@@ -1,0 +1,153 @@
+//! Simulated traders: they open and close positions through the same signed-intent path as any
+//! client, so the trade feed, open interest, leaderboard and liquidations have life.
+
+use alloy_primitives::U256;
+
+use crate::protocol::eip712::{Close, OpenPosition, SessionSigner, WalletSigner};
+use crate::protocol::units::WAD;
+
+use super::engine::Engine;
+use super::rng::Rng;
+
+/// How often, on average, each simulated trader acts.
+const MEAN_ACTION_INTERVAL_MS: f64 = 20_000.0;
+const LEVERAGES: [u32; 9] = [2, 5, 10, 25, 50, 100, 250, 500, 1000];
+/// Leaderboard names, some deliberately hostile: clients must sanitise untrusted text.
+const NAMES: [&str; 12] = [
+    "satoshi_fan",
+    "degen.eth",
+    "\u{1b}[31mRED ALERT\u{1b}[0m",
+    "leverage enjoyer",
+    "mid-curve",
+    "ngmi\u{7}",
+    "whale 🐋",
+    "\u{202e}gnol",
+    "tortoise",
+    "liq me daddy",
+    "0xBEEF",
+    "line\nbreak",
+];
+
+#[derive(Debug, Clone)]
+struct Trader {
+    wallet: WalletSigner,
+    session: SessionSigner,
+    rng: Rng,
+    nonce: u64,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Crowd {
+    traders: Vec<Trader>,
+}
+
+impl Crowd {
+    /// Create `n` funded traders with registered session keys (as if they joined before the
+    /// simulator started).
+    pub fn spawn(engine: &mut Engine, n: usize, mut rng: Rng) -> Self {
+        let expiry = engine.now_s() + 30 * 24 * 3600;
+        let traders = (0..n)
+            .filter_map(|i| {
+                let mut own = rng.fork(i as u64);
+                let wallet = WalletSigner::from_bytes(&own.bytes32().into()).ok()?;
+                let session = SessionSigner::from_bytes(&own.bytes32().into()).ok()?;
+                let funds = own.range(2_000, 50_000) as u128 * WAD;
+                engine.fund(wallet.address(), funds);
+                engine.commit(wallet.address(), |tx| {
+                    Engine::add_session_key(tx, session.address(), expiry)
+                });
+                engine.set_name(wallet.address(), NAMES[i % NAMES.len()]);
+                let nonce = own.range(1, 0xff_ffff) * 256;
+                Some(Trader {
+                    wallet,
+                    session,
+                    rng: own,
+                    nonce,
+                })
+            })
+            .collect();
+        Self { traders }
+    }
+
+    pub fn wallets(&self) -> Vec<alloy_primitives::Address> {
+        self.traders.iter().map(|t| t.wallet.address()).collect()
+    }
+}
+
+impl Engine {
+    pub(super) fn crowd_tick(&mut self) {
+        let mut crowd = std::mem::take(&mut self.crowd);
+        let p = self.cfg.tick_ms as f64 / MEAN_ACTION_INTERVAL_MS;
+        for t in &mut crowd.traders {
+            if t.rng.chance(p) {
+                self.crowd_act(t);
+            }
+        }
+        self.crowd = crowd;
+    }
+
+    fn crowd_act(&mut self, t: &mut Trader) {
+        let user = t.wallet.address();
+        let Some(state) = self.account(user).map(|a| a.state.clone()) else {
+            return;
+        };
+        let deadline = self.now_s() + 600;
+        t.nonce += 1;
+        let nonce = U256::from(t.nonce);
+        let closing_possible = !state.open_positions.is_empty() && state.operations.is_empty();
+        let body = if closing_possible && t.rng.chance(0.45) {
+            let pick = t.rng.range(0, state.open_positions.len() as u64 - 1) as usize;
+            let close = Close {
+                user,
+                positionIds: vec![state.open_positions[pick].id],
+                nonce,
+                deadline,
+            };
+            t.session.sign(close).ok().and_then(|s| s.post())
+        } else {
+            if state.funds.available_balance < 200 * WAD {
+                // Broke traders top up now and then, as real ones deposit.
+                if t.rng.chance(0.2) {
+                    self.fund(user, t.rng.range(1_000, 10_000) as u128 * WAD);
+                }
+                return;
+            }
+            let markets: Vec<u32> = self
+                .trading
+                .instruments
+                .iter()
+                .filter(|m| m.openable())
+                .map(|m| m.id)
+                .collect();
+            if markets.is_empty() {
+                return;
+            }
+            let instrument_id = markets[t.rng.range(0, markets.len() as u64 - 1) as usize];
+            // Keep to one side per market, as the exchange requires.
+            let is_long = state
+                .open_positions
+                .iter()
+                .find(|p| p.instrument_id == instrument_id)
+                .map_or_else(|| t.rng.chance(0.5), |p| p.is_long);
+            let leverage = LEVERAGES[t.rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
+            let min_margin = (self.trading.minimum_open_notional / u128::from(leverage))
+                .max(self.trading.minimum_trade_size);
+            let margin = (min_margin / WAD + 1 + t.rng.range(0, 400) as u128) * WAD;
+            let open = OpenPosition {
+                user,
+                instrumentId: instrument_id,
+                isLong: is_long,
+                size: margin,
+                leverage,
+                useDebt: false,
+                nonce,
+                deadline,
+            };
+            t.session.sign(open).ok().and_then(|s| s.post())
+        };
+        if let Some(post) = body {
+            // Refusals (a cap reached, funds short) are part of life; the crowd just moves on.
+            let _ = super::intake::submit(self, &post.body);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! The exchange simulator: a strict local Papertrade (§2–§6) for practice, demos and every
+//! integration test. It shares the protocol layer with the client: one implementation of the
+//! rules, not two.
+
+mod crowd;
+pub mod engine;
+pub mod intake;
+mod market;
+mod reads;
+mod rng;
+mod server;
+mod settle;
+
+pub use engine::{Engine, SimConfig};
+pub use server::{FaultSpec, Shared, SimServer};
