@@ -18,6 +18,22 @@ pub struct FileConfig {
     pub info_url: Option<String>,
     /// Where keys, nonces, the audit log and logs live.
     pub data_dir: Option<PathBuf>,
+    /// The wallet this client trades for (0x…).
+    pub owner: Option<String>,
+    /// `keyring` or `keystore`: force where the session key is kept.
+    pub key_backend: Option<String>,
+    /// Poll rates for live market data.
+    pub poll: Option<PollConfig>,
+}
+
+/// How often live data is read (milliseconds).
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct PollConfig {
+    /// `/state/trading` and the Hyperliquid marks.
+    pub markets_ms: Option<u64>,
+    /// Protocol summary and relayer health.
+    pub protocol_ms: Option<u64>,
 }
 
 #[derive(Debug, thiserror::Error)]

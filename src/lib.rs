@@ -5,7 +5,9 @@
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod keys;
 pub mod logging;
+pub mod private_files;
 pub mod protocol;
 pub mod quote;
 pub mod sim;

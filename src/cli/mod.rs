@@ -1,11 +1,15 @@
 //! The command line: clap definitions and the scriptable (non-TUI) commands.
 
+mod account;
 mod args;
+mod key;
 mod market_data;
 mod markets;
 mod output;
 mod quote;
+mod session;
 mod simulator;
+mod trade;
 mod typed_data;
 
 use std::path::PathBuf;
@@ -40,7 +44,7 @@ pub struct Cli {
         value_name = "URL"
     )]
     pub info_url: Option<String>,
-    /// Directory for logs (and later keys, nonces and the audit log).
+    /// Directory for keys, nonces, the audit log and logs.
     #[arg(
         long = "data-dir",
         global = true,
@@ -48,6 +52,12 @@ pub struct Cli {
         value_name = "DIR"
     )]
     pub data_dir: Option<PathBuf>,
+    /// The wallet (owner) this client trades for.
+    #[arg(long, global = true, env = "PAPERTRADE_TUI_OWNER", value_name = "0x…")]
+    pub owner: Option<String>,
+    /// Where the session key lives: keyring (OS keyring) or keystore (encrypted file).
+    #[arg(long = "key-backend", global = true, value_name = "keyring|keystore")]
+    pub key_backend: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -64,10 +74,127 @@ pub enum Command {
     CloseQuote(CloseQuoteArgs),
     /// The unsigned EIP-712 payload of an intent: domain, types, message, digest, wallet request.
     TypedData(TypedDataArgs),
+    /// The session key: create, register with the owner's signature, show, clear.
+    #[command(subcommand)]
+    Key(KeyCommand),
+    /// Positions, pending intents and balances of an account (read-only with --watch).
+    Positions(PositionsArgs),
+    /// Open a position (signed by the session key after the open checks and a confirmation).
+    Open(OpenArgs),
+    /// Close positions (batches of 12 ids, each its own intent).
+    Close(CloseArgs),
+    /// Cancel a queued intent.
+    Cancel(CancelArgs),
+    /// Withdraw USDC to the owner's HyperCore spot account (signed by the owner's wallet).
+    Withdraw(WithdrawArgs),
     /// Run the local exchange simulator (a strict Papertrade on loopback) until Ctrl-C.
     Sim(SimArgs),
     /// Practice with no funds and no network: the simulator in-process and a funded throwaway wallet.
     Demo(DemoArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum KeyCommand {
+    /// Generate a fresh session key for the owner and store it (keyring, else keystore file).
+    New,
+    /// Register the session key: the owner's wallet signs RegisterSessionKey.
+    Register(RegisterArgs),
+    /// Show the session key: address, backend, local and registered expiry.
+    Show,
+    /// Remove the session key from wherever it is stored.
+    Clear,
+}
+
+/// How the owner's wallet signs (register, withdraw).
+#[derive(Debug, Args)]
+pub struct OwnerSigning {
+    /// The owner's keystore file (Foundry/geth format); passphrase prompted or from
+    /// PAPERTRADE_TUI_OWNER_PASSPHRASE.
+    #[arg(
+        long = "owner-keystore",
+        value_name = "PATH",
+        conflicts_with = "external"
+    )]
+    pub owner_keystore: Option<PathBuf>,
+    /// Sign in your own wallet: print the eth_signTypedData_v4 JSON, read the signature from stdin.
+    #[arg(long)]
+    pub external: bool,
+    /// Also write the typed data to this file (with --external).
+    #[arg(long = "typed-data-out", value_name = "FILE")]
+    pub typed_data_out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct RegisterArgs {
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PositionsArgs {
+    /// Watch any wallet read-only: no key material is loaded.
+    #[arg(long, value_name = "0x…")]
+    pub watch: Option<String>,
+    /// Keep streaming changes until Ctrl-C.
+    #[arg(long)]
+    pub follow: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct OpenArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// Whole-number leverage, 1 to the market maximum.
+    #[arg(long, allow_hyphen_values = true)]
+    pub leverage: String,
+    /// Take the margin from the queued (owed) balance.
+    #[arg(long = "use-debt")]
+    pub use_debt: bool,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CloseArgs {
+    /// Position ids to close.
+    #[arg(
+        value_name = "POSITION_ID",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub ids: Vec<String>,
+    /// Close every open position.
+    #[arg(long)]
+    pub all: bool,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CancelArgs {
+    /// The queued intent's id (0x + 64 hex).
+    #[arg(value_name = "INTENT_ID")]
+    pub intent_id: String,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct WithdrawArgs {
+    /// USDC to withdraw (at least 10, at most 6 decimals).
+    #[arg(long)]
+    pub amount: String,
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Debug, Args)]
@@ -195,6 +322,11 @@ pub struct TypedDataArgs {
 pub struct Context {
     pub json: bool,
     pub http: ExchangeHttp,
+    pub data_dir: PathBuf,
+    /// `--owner` or config `owner`, validated when a command needs it.
+    pub owner: Option<String>,
+    /// `--key-backend` or config `key_backend`.
+    pub key_backend: Option<String>,
 }
 
 /// Parse the command line, run the command, report any error; the process exit code.
@@ -212,10 +344,18 @@ pub fn main() -> ExitCode {
             return CliError::Usage(one_line(&e)).report(json);
         }
     };
-    match run(cli) {
+    let code = match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => e.report(json),
+    };
+    // A probe for tests (watch mode must construct no signer); says nothing secret.
+    if std::env::var_os("PAPERTRADE_TUI_REPORT_SIGNERS").is_some() {
+        eprintln!(
+            "signers-constructed: {}",
+            crate::protocol::eip712::signers_constructed()
+        );
     }
+    code
 }
 
 /// clap's message in one line: the problem, the arguments it names, no usage block.
@@ -265,6 +405,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
     let ctx = Context {
         json: cli.json,
         http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
+        data_dir,
+        owner: cli.owner.or(file.owner),
+        key_backend: cli.key_backend.or(file.key_backend),
     };
     tracing::info!(?command, api, "command");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -279,6 +422,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Ladder(a) => quote::ladder(&ctx, a).await,
             Command::CloseQuote(a) => quote::close_quote(&ctx, a).await,
             Command::TypedData(a) => typed_data::run(&ctx, a),
+            Command::Key(k) => key::run(&ctx, k).await,
+            Command::Positions(a) => account::positions(&ctx, a).await,
+            Command::Open(a) => trade::open(&ctx, a).await,
+            Command::Close(a) => trade::close(&ctx, a).await,
+            Command::Cancel(a) => trade::cancel(&ctx, a).await,
+            Command::Withdraw(a) => trade::withdraw(&ctx, a).await,
             Command::Sim(a) => simulator::sim(&ctx, a).await,
             Command::Demo(a) => simulator::demo(&ctx, a).await,
         }

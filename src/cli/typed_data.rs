@@ -1,7 +1,7 @@
 //! `papertrade-tui typed-data`: the unsigned EIP-712 payload of any intent (seed
 //! `papertrade_build_typed_data`). Nothing is signed or sent.
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::Address;
 use serde_json::{Map, Value, json};
 
 use crate::protocol::eip712::{
@@ -14,12 +14,6 @@ use super::{Context, TypedDataArgs, args};
 
 /// Intents live an hour by default, as the SDK's (§4.3).
 pub const DEFAULT_TTL_SECS: u64 = 3600;
-
-/// A fresh nonce the way the SDK seeds a lane: `max(1, random 24-bit) × 256` (§4.3).
-pub fn seed_nonce() -> U256 {
-    let r: u32 = rand::random::<u32>() & 0x00ff_ffff;
-    U256::from(u64::from(r.max(1)) * 256)
-}
 
 pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
     let kind = IntentKind::parse(&a.kind).ok_or_else(|| {
@@ -67,7 +61,10 @@ fn build<I: Intent>(
         .unwrap_or(0);
     let mut defaulted = Vec::new();
     if I::LANE.is_some() && !message.contains_key("nonce") {
-        message.insert("nonce".into(), Value::String(seed_nonce().to_string()));
+        message.insert(
+            "nonce".into(),
+            Value::String(crate::client::ledger::seed_nonce().to_string()),
+        );
         defaulted.push("nonce");
     }
     if !message.contains_key("deadline") {

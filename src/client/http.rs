@@ -35,6 +35,11 @@ impl Default for HttpConfig {
     }
 }
 
+/// A submission that got no answer: it may or may not have been queued.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("no answer from the relayer: {0}")]
+pub struct NoAnswer(pub String);
+
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     #[error("{url}: {reason}")]
@@ -53,6 +58,8 @@ pub enum FetchError {
 #[derive(Debug, Clone)]
 pub struct ExchangeHttp {
     http: reqwest::Client,
+    /// For the account stream: a connect timeout but no total timeout (it stays open).
+    streaming: reqwest::Client,
     api: String,
     info: String,
     config: HttpConfig,
@@ -67,8 +74,14 @@ impl ExchangeHttp {
             // No Origin header is ever set: the relayer refuses foreign origins (§2).
             .build()
             .expect("static reqwest configuration");
+        let streaming = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("papertrade-tui/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .expect("static reqwest configuration");
         Self {
             http,
+            streaming,
             api: api_url.trim_end_matches('/').to_string(),
             info: info_url.to_string(),
             config,
@@ -175,6 +188,69 @@ impl ExchangeHttp {
                 }
             }
         }
+    }
+
+    /// Open `GET /state/user/live?wallet=` (the caller reads the event stream). Not retried
+    /// here: the stream task owns reconnects and their backoff.
+    pub async fn open_account_stream(
+        &self,
+        wallet: alloy_primitives::Address,
+    ) -> Result<reqwest::Response, FetchError> {
+        let mut query = BTreeMap::new();
+        query.insert("wallet", format!("{wallet:#x}"));
+        let url = self.url("/state/user/live", &query);
+        let response = self
+            .streaming
+            .get(&url)
+            .header(reqwest::header::ACCEPT, "text/event-stream")
+            .send()
+            .await
+            .map_err(|e| FetchError::Unreachable {
+                url: url.clone(),
+                reason: describe(&e),
+            })?;
+        if !response.status().is_success() {
+            let status = response.status().as_u16();
+            let body = response.text().await.unwrap_or_default();
+            return Err(FetchError::Status {
+                url,
+                status,
+                detail: error_detail(&body),
+            });
+        }
+        Ok(response)
+    }
+
+    /// POST a signed intent exactly once. Never retried: without an answer the intent may
+    /// already be queued, and only the account stream can tell (§2).
+    pub async fn post_intent(&self, path: &str, body: &str) -> Result<(u16, String), NoAnswer> {
+        let url = format!("{}{path}", self.api);
+        let response = self
+            .http
+            .post(&url)
+            .header(reqwest::header::ACCEPT, "application/json")
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(body.to_string())
+            .send()
+            .await
+            .map_err(|e| NoAnswer(describe(&e)))?;
+        let status = response.status().as_u16();
+        // A body that breaks off is no answer at all: the status line alone proves nothing.
+        let text = response.text().await.map_err(|e| NoAnswer(describe(&e)))?;
+        Ok((status, text))
+    }
+
+    /// `GET` any exchange read and decode it as `T`.
+    pub async fn get_json<T: serde::de::DeserializeOwned>(
+        &self,
+        path: &str,
+        query: &BTreeMap<&str, String>,
+    ) -> Result<T, FetchError> {
+        let text = self.get_text(path, query).await?;
+        serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
+            url: self.url(path, query),
+            error: DecodeError::new(path, e.to_string()),
+        })
     }
 
     /// `GET /state/trading`, decoded strictly.

@@ -2,6 +2,9 @@
 //! exchanges go through the same code; only the base URL differs.
 
 pub mod http;
+pub mod intents;
+pub mod ledger;
 pub mod sse;
+pub mod stream;
 
-pub use http::{ExchangeHttp, FetchError, HttpConfig};
+pub use http::{ExchangeHttp, FetchError, HttpConfig, NoAnswer};

@@ -5,4 +5,5 @@ mod properties;
 mod sim;
 mod simkit;
 mod support;
+mod trading;
 mod vectors;

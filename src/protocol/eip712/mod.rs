@@ -45,4 +45,4 @@ pub use intents::{
     WithdrawToCore,
 };
 pub use signed::{INTENT_ID_TAG, Post, Signed, SignedError, intent_id, typed_data_json};
-pub use signer::{SessionSigner, SignError, WalletSigner};
+pub use signer::{SessionSigner, SignError, WalletSigner, signers_constructed};

@@ -23,8 +23,22 @@ fn sign_with<I: Intent>(key: &PrivateKeySigner, intent: I) -> Result<Signed<I>, 
     Ok(Signed::new_verified(intent, signature, key.address()))
 }
 
+/// How many signers this process has constructed: lets a test prove watch mode builds none.
+static CONSTRUCTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+pub fn signers_constructed() -> usize {
+    CONSTRUCTED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+fn counted(key: PrivateKeySigner) -> PrivateKeySigner {
+    CONSTRUCTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    key
+}
+
 fn key_from_bytes(secret: &B256) -> Result<PrivateKeySigner, SignError> {
-    PrivateKeySigner::from_bytes(secret).map_err(|_| SignError::InvalidKey)
+    PrivateKeySigner::from_bytes(secret)
+        .map(counted)
+        .map_err(|_| SignError::InvalidKey)
 }
 
 macro_rules! scoped_signer {
@@ -43,7 +57,7 @@ macro_rules! scoped_signer {
 
             /// A fresh key from the OS random source.
             pub fn random() -> Self {
-                Self { key: PrivateKeySigner::random() }
+                Self { key: counted(PrivateKeySigner::random()) }
             }
 
             pub fn address(&self) -> Address {

@@ -1,0 +1,385 @@
+//! `papertrade-tui positions [--watch 0x…] [--follow]`: an account's positions valued at the
+//! mark, its pending intents and balances. With `--watch`, no key material is ever loaded.
+
+use std::collections::BTreeMap;
+
+use alloy_primitives::Address;
+use serde_json::{Value, json};
+
+use crate::client::stream::StreamEvent;
+use crate::protocol::account::{AccountState, Operation};
+use crate::protocol::stats::QueueRank;
+use crate::protocol::trading::TradingState;
+use crate::protocol::units::{USDC_TO_WAD, price_json, signed, wad_json};
+use crate::quote::{Position, percent_json, percent_text};
+
+use super::market_data::MarketData;
+use super::output::{Align, CliError, Table, price, print_json, usd, usd_signed};
+use super::session::{LiveAccount, owner};
+use super::{Context, PositionsArgs, args};
+
+pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> {
+    // Watch mode reads a public address and never reaches the key code at all.
+    let (wallet, mode) = match &a.watch {
+        Some(w) => (args::address("watch", w)?, "watch"),
+        None => (owner(ctx)?, "owner"),
+    };
+    let mut live = LiveAccount::open(ctx, wallet).await?;
+    let data = MarketData::live(&ctx.http, None).await?;
+    let ranks = queue_ranks(ctx, wallet).await;
+    if ctx.json {
+        print_json(&account_json(&live.state, &data, &ranks, mode));
+    } else {
+        print_account(&live.state, &data, &ranks, mode);
+    }
+    if !a.follow {
+        return Ok(());
+    }
+    if !ctx.json {
+        println!("\nfollowing {wallet:#x}; Ctrl-C stops");
+    }
+    loop {
+        let event = tokio::select! {
+            e = live.next() => e,
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+        };
+        let Some(event) = event else { return Ok(()) };
+        follow_line(ctx, &data.state, &event);
+    }
+}
+
+async fn queue_ranks(ctx: &Context, wallet: Address) -> BTreeMap<String, u64> {
+    let path = format!("/queue-rank/accounts/{wallet:#x}");
+    match ctx
+        .http
+        .get_json::<QueueRank>(&path, &BTreeMap::new())
+        .await
+    {
+        Ok(rank) => rank
+            .entries
+            .into_iter()
+            .map(|e| (format!("{:#x}", e.intent_id), e.position))
+            .collect(),
+        Err(e) => {
+            tracing::debug!(error = %e, "queue rank unavailable");
+            BTreeMap::new()
+        }
+    }
+}
+
+fn symbol(state: &TradingState, id: u32) -> String {
+    state
+        .market_by_id(id)
+        .map(|m| m.symbol.clone())
+        .unwrap_or_else(|| format!("#{id}"))
+}
+
+fn side(is_long: bool) -> &'static str {
+    if is_long { "long" } else { "short" }
+}
+
+fn account_json(
+    s: &AccountState,
+    data: &MarketData,
+    ranks: &BTreeMap<String, u64>,
+    mode: &str,
+) -> Value {
+    let fee = data.state.win_fee_rate();
+    let positions: Vec<Value> = s
+        .open_positions
+        .iter()
+        .map(|p| {
+            let market = data.state.market_by_id(p.instrument_id);
+            let mut row = json!({
+                "positionId": p.id.to_string(),
+                "market": symbol(&data.state, p.instrument_id),
+                "side": side(p.is_long),
+                "leverage": p.leverage,
+                "useDebt": p.use_debt,
+                "marginUsd": wad_json(signed(p.margin), 6),
+                "marginRaw": p.margin.to_string(),
+                "notionalUsd": wad_json(signed(p.notional()), 2),
+                "entryPriceRaw": p.entry_price.to_string(),
+                "bustPriceRaw": p.bust_price.to_string(),
+                "openedAt": p.opened_at_ms,
+                "intentId": p.intent_id.map(|i| format!("{i:#x}")),
+            });
+            if let Some(m) = market {
+                row["entryPrice"] = price_json(p.entry_price, m.price_scale);
+                row["bustPrice"] = price_json(p.bust_price, m.price_scale);
+                if let Ok(mark) = data.mark(m) {
+                    let q = Position {
+                        market: m,
+                        is_long: p.is_long,
+                        margin: p.margin,
+                        leverage: p.leverage,
+                        entry: p.entry_price,
+                    };
+                    let sc = q.scenario(fee, mark);
+                    let distance = i128::from(mark) - i128::from(p.bust_price);
+                    row["markPrice"] = price_json(mark, m.price_scale);
+                    row["unrealizedPnlUsd"] = wad_json(sc.gross_pnl.max(-signed(p.margin)), 2);
+                    row["closeNetPnlUsd"] = wad_json(sc.net_pnl(p.margin), 2);
+                    row["closeNetPnlRaw"] = json!(sc.net_pnl(p.margin).to_string());
+                    row["liquidated"] = json!(sc.liquidated);
+                    row["distanceToLiquidationPct"] = percent_json(
+                        if p.is_long { distance } else { -distance },
+                        u128::from(mark),
+                        4,
+                    );
+                    row["riskPct"] = json!(
+                        crate::protocol::math::risk_bps(
+                            p.entry_price,
+                            p.bust_price,
+                            mark,
+                            p.is_long
+                        ) / 100
+                    );
+                }
+            }
+            row
+        })
+        .collect();
+    let ops: Vec<Value> = s
+        .operations
+        .iter()
+        .map(|o| operation_json(o, &data.state, ranks))
+        .collect();
+    json!({
+        "address": format!("{:#x}", s.address),
+        "mode": mode,
+        "balanceUsd": wad_json(signed(s.balance), 2),
+        "availableUsd": wad_json(signed(s.funds.available_balance), 2),
+        "queuedUsd": wad_json(signed(s.queued), 2),
+        "lockedUsd": wad_json(signed(s.locked), 2),
+        "balanceRaw": s.balance.to_string(),
+        "availableRaw": s.funds.available_balance.to_string(),
+        "queuedRaw": s.queued.to_string(),
+        "lockedRaw": s.locked.to_string(),
+        "paper": {"balanceRaw": s.paper.balance.to_string(), "stakedRaw": s.paper.staked.to_string()},
+        "sessionKeys": s.session_keys.iter().map(|k| json!({"key": format!("{:#x}", k.key), "expiry": k.expiry})).collect::<Vec<_>>(),
+        "accountRevision": s.account_revision,
+        "positions": positions,
+        "pendingOperations": ops,
+        "parameters": data.parameters_json(),
+    })
+}
+
+fn operation_json(o: &Operation, state: &TradingState, ranks: &BTreeMap<String, u64>) -> Value {
+    let id = format!("{:#x}", o.intent_id);
+    let amount = match (o.action.as_str(), o.amount) {
+        ("withdrawToCore", Some(a)) => Some(wad_json(signed(a.saturating_mul(USDC_TO_WAD)), 6)),
+        ("openPosition", Some(a)) => Some(wad_json(signed(a), 6)),
+        _ => None,
+    };
+    json!({
+        "intentId": id,
+        "action": o.action,
+        "market": o.instrument_id.map(|i| symbol(state, i)),
+        "side": o.is_long.map(side),
+        "amountUsd": amount,
+        "leverage": o.leverage,
+        "closePositionIds": o.close_position_ids.as_ref().map(|ids| ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()),
+        "acceptedAt": o.accepted_at_ms,
+        "deadline": o.deadline,
+        "queueRank": ranks.get(&id),
+    })
+}
+
+fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u64>, mode: &str) {
+    let badge = if mode == "watch" {
+        " (WATCH: read-only)"
+    } else {
+        ""
+    };
+    println!("{:#x}{badge}", s.address);
+    println!(
+        "balance {} · available {} · queued {} · in positions {}",
+        usd(signed(s.balance)),
+        usd(signed(s.funds.available_balance)),
+        usd(signed(s.queued)),
+        usd(signed(s.locked))
+    );
+    let fee = data.state.win_fee_rate();
+    if s.open_positions.is_empty() {
+        println!("\nno open positions");
+    } else {
+        let mut t = Table::new(&[
+            ("ID", Align::Right),
+            ("MARKET", Align::Left),
+            ("SIDE", Align::Left),
+            ("LEV", Align::Right),
+            ("MARGIN", Align::Right),
+            ("ENTRY", Align::Right),
+            ("MARK", Align::Right),
+            ("BUST", Align::Right),
+            ("TO BUST", Align::Right),
+            ("CLOSE PAYS", Align::Right),
+        ]);
+        for p in &s.open_positions {
+            let Some(m) = data.state.market_by_id(p.instrument_id) else {
+                continue;
+            };
+            let (mark_text, dist, pays) = match data.mark(m) {
+                Ok(mark) => {
+                    let q = Position {
+                        market: m,
+                        is_long: p.is_long,
+                        margin: p.margin,
+                        leverage: p.leverage,
+                        entry: p.entry_price,
+                    };
+                    let sc = q.scenario(fee, mark);
+                    let d = i128::from(mark) - i128::from(p.bust_price);
+                    (
+                        price(mark, m.price_scale),
+                        format!(
+                            "{}%",
+                            percent_text(if p.is_long { d } else { -d }, u128::from(mark), 2)
+                        ),
+                        if sc.liquidated {
+                            "liquidated".to_string()
+                        } else {
+                            usd_signed(sc.net_pnl(p.margin))
+                        },
+                    )
+                }
+                Err(_) => ("—".into(), "—".into(), "—".into()),
+            };
+            t.row(vec![
+                p.id.to_string(),
+                m.symbol.clone(),
+                side(p.is_long).to_uppercase(),
+                format!("{}x", p.leverage),
+                usd(signed(p.margin)),
+                price(p.entry_price, m.price_scale),
+                mark_text,
+                price(p.bust_price, m.price_scale),
+                dist,
+                pays,
+            ]);
+        }
+        println!("\n{}", t.render());
+    }
+    if !s.operations.is_empty() {
+        let mut t = Table::new(&[
+            ("INTENT", Align::Left),
+            ("ACTION", Align::Left),
+            ("DETAIL", Align::Left),
+            ("RANK", Align::Right),
+            ("DEADLINE", Align::Right),
+        ]);
+        for o in &s.operations {
+            let id = format!("{:#x}", o.intent_id);
+            let detail = match (o.instrument_id, o.is_long, o.amount, o.leverage) {
+                (Some(i), Some(l), Some(a), Some(lev)) => format!(
+                    "{} {} {} {lev}x",
+                    symbol(&data.state, i),
+                    side(l),
+                    usd(signed(a))
+                ),
+                _ => o
+                    .close_position_ids
+                    .as_ref()
+                    .map(|ids| format!("{} position(s)", ids.len()))
+                    .unwrap_or_default(),
+            };
+            let now = crate::client::ledger::now_unix_s();
+            t.row(vec![
+                id.clone(),
+                crate::text::sanitize_line(&o.action, 24),
+                detail,
+                ranks
+                    .get(&id)
+                    .map(|r| r.to_string())
+                    .unwrap_or_else(|| "—".into()),
+                if o.deadline > now {
+                    format!("in {}s", o.deadline - now)
+                } else {
+                    "passed".into()
+                },
+            ]);
+        }
+        println!("\npending\n{}", t.render());
+    }
+    println!("\n{}", data.parameters_line());
+}
+
+fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {
+    let value = match event {
+        StreamEvent::Alive => return,
+        StreamEvent::Synced(s) => {
+            json!({"event": "synced", "accountRevision": s.account_revision, "positions": s.open_positions.len(), "pending": s.operations.len()})
+        }
+        StreamEvent::Disconnected { reason, retry_in } => {
+            json!({"event": "disconnected", "reason": crate::text::sanitize_line(reason, 200), "retryInMs": retry_in.as_millis() as u64})
+        }
+        StreamEvent::Patched {
+            state: s,
+            closed,
+            outcomes,
+        } => json!({
+            "event": "patch",
+            "accountRevision": s.account_revision,
+            "balanceUsd": wad_json(signed(s.balance), 2),
+            "positions": s.open_positions.len(),
+            "pending": s.operations.len(),
+            "closed": closed.iter().map(|c| json!({
+                "positionId": c.id.to_string(),
+                "market": symbol(state, c.instrument_id),
+                "side": side(c.is_long),
+                "liquidated": c.liquidated,
+                "netPnlUsd": wad_json(c.net_pnl, 2),
+                "netPnlRaw": c.net_pnl.to_string(),
+                "paperMintedRaw": c.paper_minted.to_string(),
+            })).collect::<Vec<_>>(),
+            "outcomes": outcomes.iter().map(|o| json!({"intentId": format!("{:#x}", o.intent_id), "outcome": o.outcome.label()})).collect::<Vec<_>>(),
+        }),
+    };
+    if ctx.json {
+        println!("{}", serde_json::to_string(&value).expect("JSON"));
+        return;
+    }
+    match event {
+        StreamEvent::Synced(s) => println!(
+            "synced: {} positions, {} pending (revision {})",
+            s.open_positions.len(),
+            s.operations.len(),
+            s.account_revision
+        ),
+        StreamEvent::Disconnected { reason, retry_in } => println!(
+            "stream lost ({}); reconnecting in {:.1}s",
+            crate::text::sanitize_line(reason, 120),
+            retry_in.as_secs_f32()
+        ),
+        StreamEvent::Patched {
+            state: s,
+            closed,
+            outcomes,
+        } => {
+            for c in closed {
+                println!(
+                    "{} #{} {} {}: {} (PAPER +{})",
+                    if c.liquidated { "LIQUIDATED" } else { "closed" },
+                    c.id,
+                    symbol(state, c.instrument_id),
+                    side(c.is_long),
+                    usd_signed(c.net_pnl),
+                    crate::protocol::units::wad_text(signed(c.paper_minted), 4)
+                );
+            }
+            for o in outcomes {
+                println!("intent {:#x} {}", o.intent_id, o.outcome.label());
+            }
+            if closed.is_empty() && outcomes.is_empty() {
+                println!(
+                    "update: balance {} · {} positions · {} pending",
+                    usd(signed(s.balance)),
+                    s.open_positions.len(),
+                    s.operations.len()
+                );
+            }
+        }
+        StreamEvent::Alive => {}
+    }
+}

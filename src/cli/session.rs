@@ -1,0 +1,304 @@
+//! What the account commands share: the owner, the session key and its expiry, a live account
+//! (stream) to check against and learn outcomes from, confirmation, and the owner's signature.
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::time::Duration;
+
+use alloy_primitives::{Address, B256, Signature};
+use tokio::sync::mpsc;
+
+use crate::client::intents::{IntentWatch, Resolution};
+use crate::client::ledger::now_unix_s;
+use crate::client::stream::{StreamConfig, StreamEvent, spawn_account_stream};
+use crate::keys::{
+    Backend, KeyError, KeyMeta, Passphrase, SessionKeys, load_owner_keystore, prompt_passphrase,
+};
+use crate::protocol::account::AccountState;
+use crate::protocol::eip712::{SessionSigner, Signed, WalletIntent, typed_data_json};
+
+use super::output::CliError;
+use super::{Context, OwnerSigning, args};
+
+/// Session keys last 30 days (§4.7).
+pub const SESSION_TTL_SECS: u64 = 30 * 86_400;
+/// Renew when less than this remains: one intent TTL plus a minute (§4.7).
+pub const RENEW_WITHIN_SECS: u64 = 61 * 60;
+/// Intents live an hour (§4.3).
+pub const INTENT_TTL_SECS: u64 = 3600;
+
+pub fn owner(ctx: &Context) -> Result<Address, CliError> {
+    let text = ctx.owner.as_deref().ok_or_else(|| {
+        CliError::input(
+            "owner",
+            "is required: pass --owner 0x… or set owner in the config file",
+        )
+    })?;
+    args::address("owner", text)
+}
+
+pub fn forced_backend(ctx: &Context) -> Result<Option<Backend>, CliError> {
+    match ctx
+        .key_backend
+        .as_deref()
+        .map(str::to_ascii_lowercase)
+        .as_deref()
+    {
+        None => Ok(None),
+        Some("keyring") => Ok(Some(Backend::Keyring)),
+        Some("keystore") => Ok(Some(Backend::Keystore)),
+        Some(other) => Err(CliError::input(
+            "key-backend",
+            format!("must be keyring or keystore, got {other:?}"),
+        )),
+    }
+}
+
+pub fn session_keys(ctx: &Context) -> Result<SessionKeys, CliError> {
+    Ok(SessionKeys::new(&ctx.data_dir, forced_backend(ctx)?))
+}
+
+/// A passphrase from `var`, else asked on the terminal.
+pub fn passphrase(var: &str, prompt: &str) -> Result<Passphrase, KeyError> {
+    match Passphrase::from_env(var) {
+        Some(p) => Ok(p),
+        None => prompt_passphrase(prompt),
+    }
+}
+
+pub fn key_error(e: KeyError) -> CliError {
+    CliError::Config(format!("session key: {e}"))
+}
+
+/// The session key's effective expiry: the earlier of the local and the registered one.
+pub fn effective_expiry(meta: &KeyMeta, account: &AccountState) -> Option<u64> {
+    account
+        .session_key_expiry(meta.key)
+        .map(|registered| registered.min(meta.expiry))
+}
+
+/// Unlock the owner's session key and make sure it may still sign: registered and unexpired.
+pub fn usable_session_key(
+    ctx: &Context,
+    owner: Address,
+    account: &AccountState,
+) -> Result<(SessionSigner, KeyMeta), CliError> {
+    let keys = session_keys(ctx)?;
+    let meta = keys.meta(owner).map_err(key_error)?.ok_or_else(|| {
+        CliError::Config(format!(
+            "no session key for {owner:#x}: run `papertrade-tui key new` then `key register`"
+        ))
+    })?;
+    let now = now_unix_s();
+    let Some(expiry) = effective_expiry(&meta, account) else {
+        return Err(CliError::Config(format!(
+            "session key {:#x} is not registered for {owner:#x}: run `papertrade-tui key register`",
+            meta.key
+        )));
+    };
+    if expiry <= now {
+        return Err(CliError::Config(format!(
+            "session key {:#x} expired; nothing was signed. Run `key new` and `key register` to renew",
+            meta.key
+        )));
+    }
+    let (signer, meta) = keys
+        .load(owner, || {
+            passphrase("PAPERTRADE_TUI_PASSPHRASE", "Session key passphrase: ")
+        })
+        .map_err(key_error)?
+        .ok_or_else(|| {
+            CliError::Config("the session key's secret is missing from its backend".into())
+        })?;
+    Ok((signer, meta))
+}
+
+/// A warning when the key is in its last hour (or `None`).
+pub fn renewal_warning(expiry: u64) -> Option<String> {
+    let now = now_unix_s();
+    (expiry > now && expiry - now < RENEW_WITHIN_SECS).then(|| {
+        format!(
+            "warning: the session key expires in {} min; renew with `key new` + `key register`",
+            (expiry - now) / 60
+        )
+    })
+}
+
+/// The account stream of one wallet, kept open while a command runs.
+pub struct LiveAccount {
+    rx: mpsc::Receiver<StreamEvent>,
+    task: tokio::task::JoinHandle<()>,
+    pub state: AccountState,
+}
+
+impl Drop for LiveAccount {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl LiveAccount {
+    /// Open the stream and wait for the first snapshot.
+    pub async fn open(ctx: &Context, wallet: Address) -> Result<Self, CliError> {
+        let (tx, mut rx) = mpsc::channel(256);
+        let task = spawn_account_stream(ctx.http.clone(), wallet, StreamConfig::default(), tx);
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+        let mut last_error = String::from("no answer");
+        loop {
+            match tokio::time::timeout_at(deadline, rx.recv()).await {
+                Ok(Some(StreamEvent::Synced(state))) => {
+                    return Ok(Self {
+                        rx,
+                        task,
+                        state: *state,
+                    });
+                }
+                Ok(Some(StreamEvent::Disconnected { reason, .. })) => last_error = reason,
+                Ok(Some(_)) => {}
+                Ok(None) | Err(_) => {
+                    task.abort();
+                    return Err(CliError::Network(format!(
+                        "account stream of {wallet:#x}: {last_error}"
+                    )));
+                }
+            }
+        }
+    }
+
+    /// The next event (`None` when the task ended).
+    pub async fn next(&mut self) -> Option<StreamEvent> {
+        let event = self.rx.recv().await?;
+        match &event {
+            StreamEvent::Synced(s) | StreamEvent::Patched { state: s, .. } => {
+                self.state = (**s).clone()
+            }
+            _ => {}
+        }
+        Some(event)
+    }
+
+    /// Wait until every intent in `watch` resolves or `timeout` passes; the resolutions, in order.
+    pub async fn resolve(
+        &mut self,
+        watch: &mut IntentWatch,
+        timeout: Duration,
+    ) -> Vec<(B256, Resolution)> {
+        // The snapshot already held may show an `unknown` send queued.
+        let mut out = watch.on_event(&StreamEvent::Synced(Box::new(self.state.clone())));
+        let deadline = tokio::time::Instant::now() + timeout;
+        while !watch.is_empty() {
+            match tokio::time::timeout_at(deadline, self.next()).await {
+                Ok(Some(event)) => out.extend(watch.on_event(&event)),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        out
+    }
+}
+
+/// Ask before signing unless `--yes`; without a terminal, `--yes` is required.
+pub fn confirm(yes: bool, question: &str) -> Result<(), CliError> {
+    if yes {
+        return Ok(());
+    }
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::input(
+            "yes",
+            "confirmation needed and there is no terminal: review the above and pass --yes",
+        ));
+    }
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .map_err(|e| CliError::input("yes", format!("could not read the answer: {e}")))?;
+    if matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        Ok(())
+    } else {
+        Err(CliError::input("yes", "not confirmed; nothing was signed"))
+    }
+}
+
+/// The owner's signature on `intent`: from their keystore file, or from their own wallet through
+/// the printed eth_signTypedData_v4 JSON and a pasted signature that must recover to the owner.
+pub fn owner_sign<I: WalletIntent>(
+    ctx: &Context,
+    signing: &OwnerSigning,
+    owner: Address,
+    intent: I,
+) -> Result<Signed<I>, CliError> {
+    if let Some(path) = &signing.owner_keystore {
+        let pass = passphrase(
+            "PAPERTRADE_TUI_OWNER_PASSPHRASE",
+            "Owner keystore passphrase: ",
+        )
+        .map_err(key_error)?;
+        let wallet = load_owner_keystore(path, &pass)
+            .map_err(|e| CliError::Config(format!("owner keystore: {e}")))?;
+        if wallet.address() != owner {
+            return Err(CliError::input(
+                "owner-keystore",
+                format!(
+                    "the keystore holds {:#x}, not the owner {owner:#x}",
+                    wallet.address()
+                ),
+            ));
+        }
+        return wallet
+            .sign(intent)
+            .map_err(|e| CliError::Config(format!("signing failed: {e}")));
+    }
+    if !signing.external {
+        return Err(CliError::input(
+            "owner-keystore",
+            "the owner's signature is needed: pass --owner-keystore PATH or --external",
+        ));
+    }
+    let typed = typed_data_json(&intent);
+    let request = serde_json::json!({
+        "method": "eth_signTypedData_v4",
+        "params": [format!("{owner:#x}"), serde_json::to_string(&typed).expect("JSON")],
+        "typedData": typed,
+    });
+    if let Some(path) = &signing.typed_data_out {
+        crate::private_files::write_private(
+            path,
+            serde_json::to_string_pretty(&request)
+                .expect("JSON")
+                .as_bytes(),
+        )
+        .map_err(|e| {
+            CliError::input(
+                "typed-data-out",
+                format!("cannot write {}: {e}", path.display()),
+            )
+        })?;
+    }
+    // Typed data on stdout (one line) for the wallet; the prompt on stderr.
+    println!("{}", serde_json::to_string(&request).expect("JSON"));
+    let _ = ctx;
+    eprintln!(
+        "Sign the typed data above with the owner's wallet (eth_signTypedData_v4) and paste the 0x… signature:"
+    );
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| CliError::input("signature", format!("could not read it: {e}")))?;
+    let text = line.trim();
+    let hex_ok = text.len() == 132
+        && text.starts_with("0x")
+        && text[2..].bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex_ok {
+        return Err(CliError::input(
+            "signature",
+            "must be 0x followed by 130 hex characters (65 bytes)",
+        ));
+    }
+    let signature: Signature = text
+        .parse()
+        .map_err(|_| CliError::input("signature", "is not a valid secp256k1 signature"))?;
+    Signed::from_signature(intent, signature, owner)
+        .map_err(|e| CliError::input("signature", e.to_string()))
+}

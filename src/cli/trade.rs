@@ -1,0 +1,468 @@
+//! `open`, `close`, `cancel`, `withdraw`: check against the freshest state, restate exactly what
+//! will be signed, ask, sign, send once, and follow the account stream to the outcome.
+
+use std::time::Duration;
+
+use alloy_primitives::{B256, U256};
+use serde_json::{Value, json};
+
+use crate::client::intents::{IntentWatch, Resolution, Submission, submit};
+use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
+use crate::protocol::eip712::{
+    CancelIntent, Close, Intent, MAX_CLOSE_IDS, NonceLane, OpenPosition, Signed, WithdrawToCore,
+};
+use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
+use crate::protocol::units::{USDC_TO_WAD, parse_scaled, price_json, signed, wad_json};
+use crate::quote::{Position, percent_text};
+
+use super::key::report_submission;
+use super::market_data::MarketData;
+use super::output::{CliError, price, print_json, usd, usd_signed};
+use super::session::{
+    INTENT_TTL_SECS, LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
+};
+use super::{CancelArgs, CloseArgs, Context, OpenArgs, WithdrawArgs, args};
+
+/// How long a command follows the stream for outcomes before handing over to `positions --follow`.
+const OUTCOME_WAIT: Duration = Duration::from_secs(90);
+
+fn nonce(ctx: &Context, owner: alloy_primitives::Address) -> Result<U256, CliError> {
+    NonceStore::new(&ctx.data_dir)
+        .next(owner, NonceLane::Exchange)
+        .map_err(|e| CliError::Config(format!("nonce store: {e}")))
+}
+
+/// The flag a refused open check is about, for a one-line error naming it.
+fn rejection_field(r: &OpenRejection) -> &'static str {
+    match r {
+        OpenRejection::TradingPaused
+        | OpenRejection::MarketNotOpenable { .. }
+        | OpenRejection::IntakePaused => "market",
+        OpenRejection::LeverageAboveMaximum { .. } | OpenRejection::LeverageBelowMinimum { .. } => {
+            "leverage"
+        }
+        _ => "margin",
+    }
+}
+
+/// Send one signed intent and say what happened; returns its id and whether it may be queued.
+async fn send<I: Intent>(
+    ctx: &Context,
+    signed: &Signed<I>,
+    details: Value,
+) -> Result<(B256, Submission), CliError> {
+    let audit = AuditLog::new(&ctx.data_dir);
+    let submission = submit(&ctx.http, &audit, signed, details)
+        .await
+        .map_err(|e| CliError::Malformed(e.to_string()))?;
+    let id = signed.intent_id();
+    report_submission(ctx, &submission, id)?;
+    Ok((id, submission))
+}
+
+fn resolution_text(r: Option<&Resolution>) -> &'static str {
+    r.map(Resolution::label).unwrap_or("pending")
+}
+
+pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
+    let owner = owner(ctx)?;
+    let is_long = args::side(&a.position.side)?;
+    let margin = args::margin(&a.position.margin)?;
+    let leverage = args::leverage(&a.leverage)?;
+    let mut live = LiveAccount::open(ctx, owner).await?;
+    let data = MarketData::live(&ctx.http, Some(&a.position.market)).await?;
+    let market = args::market(&data.state, &a.position.market)?;
+    let mark = data
+        .mark(market)
+        .map_err(|e| CliError::Network(format!("no live mark for {}: {e}", market.symbol)))?;
+    let (key, meta) = usable_session_key(ctx, owner, &live.state)?;
+    let s = &live.state;
+    let funds = OpenFunds {
+        available_balance: s.funds.available_balance,
+        available_queued: s.funds.available_queued,
+        debt_room: s.debt_room(),
+    };
+    check_open(&OpenCheck {
+        state: &data.state,
+        market,
+        is_long,
+        margin,
+        leverage,
+        use_debt: a.use_debt,
+        mark: Some(mark),
+        funds: Some(funds),
+    })
+    .map_err(|r| {
+        CliError::input(
+            rejection_field(&r),
+            format!("the relayer would refuse this open: {r}; nothing was signed"),
+        )
+    })?;
+    let p = Position {
+        market,
+        is_long,
+        margin,
+        leverage,
+        entry: mark,
+    };
+    let bust = p.bust();
+    let distance = percent_text(i128::from(mark.abs_diff(bust)), u128::from(mark), 4);
+    if !ctx.json {
+        eprintln!(
+            "OPEN {} {} {leverage}x · margin {} (exactly {} wad{}) · notional {}",
+            if is_long { "LONG" } else { "SHORT" },
+            market.symbol,
+            usd(signed(margin)),
+            margin,
+            if a.use_debt {
+                ", from the queued balance"
+            } else {
+                ""
+            },
+            usd(signed(p.notional()))
+        );
+        eprintln!(
+            "entry ≈ {} (the mark now; it fills at the mark when the relayer processes it) · bust {} ({distance}% away)",
+            price(mark, market.price_scale),
+            price(bust, market.price_scale)
+        );
+        eprintln!("A move of {distance}% against you liquidates it and the whole margin is lost.");
+        if let Some(w) = live
+            .state
+            .session_key_expiry(meta.key)
+            .and_then(renewal_warning)
+        {
+            eprintln!("{w}");
+        }
+    }
+    confirm(a.yes, "Sign with the session key and send?")?;
+    let now = now_unix_s();
+    let intent = OpenPosition {
+        user: owner,
+        instrumentId: market.id,
+        isLong: is_long,
+        size: margin,
+        leverage,
+        useDebt: a.use_debt,
+        nonce: nonce(ctx, owner)?,
+        deadline: now + INTENT_TTL_SECS,
+    };
+    let signed_open = key
+        .sign(intent)
+        .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
+    let details = json!({"market": market.symbol, "side": args::side_label(is_long), "marginRaw": margin.to_string(), "leverage": leverage});
+    let (id, submission) = send(ctx, &signed_open, details).await?;
+    let mut watch = IntentWatch::new();
+    watch.track(id);
+    let resolved = live.resolve(&mut watch, OUTCOME_WAIT).await;
+    let outcome = resolution_text(resolved.first().map(|(_, r)| r));
+    let position = live
+        .state
+        .open_positions
+        .iter()
+        .find(|p| p.intent_id == Some(id))
+        .cloned();
+    if ctx.json {
+        print_json(&json!({
+            "intentId": format!("{id:#x}"),
+            "submission": submission_label(&submission),
+            "outcome": outcome,
+            "position": position.as_ref().map(|p| json!({
+                "positionId": p.id.to_string(),
+                "entryPrice": price_json(p.entry_price, market.price_scale),
+                "entryPriceRaw": p.entry_price.to_string(),
+                "bustPrice": price_json(p.bust_price, market.price_scale),
+                "bustPriceRaw": p.bust_price.to_string(),
+                "marginUsd": wad_json(signed(p.margin), 6),
+            })),
+        }));
+    } else {
+        match &position {
+            Some(p) => println!(
+                "opened #{}: {} {} {}x at {} · bust {}",
+                p.id,
+                market.symbol,
+                args::side_label(is_long),
+                p.leverage,
+                price(p.entry_price, market.price_scale),
+                price(p.bust_price, market.price_scale)
+            ),
+            None => println!("intent {id:#x}: {outcome}"),
+        }
+    }
+    Ok(())
+}
+
+fn submission_label(s: &Submission) -> &'static str {
+    match s {
+        Submission::Accepted(_) => "accepted",
+        Submission::Refused { .. } => "refused",
+        Submission::Unknown { .. } => "unknown",
+    }
+}
+
+pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
+    let owner = owner(ctx)?;
+    let requested: Vec<U256> = a
+        .ids
+        .iter()
+        .map(|t| {
+            U256::from_str_radix(t.trim(), 10)
+                .map_err(|_| CliError::input("ids", format!("{t:?} is not a position id")))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut live = LiveAccount::open(ctx, owner).await?;
+    let ids: Vec<U256> = if a.all {
+        live.state.open_positions.iter().map(|p| p.id).collect()
+    } else {
+        for id in &requested {
+            if !live.state.open_positions.iter().any(|p| p.id == *id) {
+                return Err(CliError::input(
+                    "ids",
+                    format!("position {id} is not open on {owner:#x}"),
+                ));
+            }
+        }
+        let mut unique = requested.clone();
+        unique.dedup();
+        unique
+    };
+    if ids.is_empty() {
+        return Err(CliError::input(
+            "all",
+            "there are no open positions to close",
+        ));
+    }
+    let data = MarketData::live(&ctx.http, None).await?;
+    let (key, _) = usable_session_key(ctx, owner, &live.state)?;
+    let batches: Vec<Vec<U256>> = ids.chunks(MAX_CLOSE_IDS).map(<[U256]>::to_vec).collect();
+    if !ctx.json {
+        let fee = data.state.win_fee_rate();
+        let mut total: i128 = 0;
+        for p in live
+            .state
+            .open_positions
+            .iter()
+            .filter(|p| ids.contains(&p.id))
+        {
+            if let Some(m) = data.state.market_by_id(p.instrument_id)
+                && let Ok(mark) = data.mark(m)
+            {
+                let q = Position {
+                    market: m,
+                    is_long: p.is_long,
+                    margin: p.margin,
+                    leverage: p.leverage,
+                    entry: p.entry_price,
+                };
+                total += q.scenario(fee, mark).net_pnl(p.margin);
+            }
+        }
+        eprintln!(
+            "CLOSE {} position(s) in {} intent(s) of at most {MAX_CLOSE_IDS}; at the marks now they would pay {} net (it settles at the mark when processed)",
+            ids.len(),
+            batches.len(),
+            usd_signed(total)
+        );
+    }
+    confirm(a.yes, "Sign with the session key and send?")?;
+    let mut watch = IntentWatch::new();
+    let mut sent = Vec::new();
+    for batch in &batches {
+        let intent = Close {
+            user: owner,
+            positionIds: batch.clone(),
+            nonce: nonce(ctx, owner)?,
+            deadline: now_unix_s() + INTENT_TTL_SECS,
+        };
+        let signed_close = key
+            .sign(intent)
+            .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
+        let details =
+            json!({"positionIds": batch.iter().map(|i| i.to_string()).collect::<Vec<_>>()});
+        match send(ctx, &signed_close, details).await {
+            Ok((id, submission)) => {
+                watch.track(id);
+                sent.push((id, batch.clone(), submission_label(&submission).to_string()));
+            }
+            // One refused batch does not stop the others; it is reported below.
+            Err(e) => sent.push((
+                signed_close.intent_id(),
+                batch.clone(),
+                format!("refused: {e}"),
+            )),
+        }
+    }
+    let mut closed_rows = Vec::new();
+    let mut resolutions = Vec::new();
+    let deadline = tokio::time::Instant::now() + OUTCOME_WAIT;
+    resolutions.extend(
+        watch.on_event(&crate::client::stream::StreamEvent::Synced(Box::new(
+            live.state.clone(),
+        ))),
+    );
+    while !watch.is_empty() {
+        match tokio::time::timeout_at(deadline, live.next()).await {
+            Ok(Some(event)) => {
+                if let crate::client::stream::StreamEvent::Patched { closed, .. } = &event {
+                    closed_rows.extend(closed.iter().filter(|c| ids.contains(&c.id)).cloned());
+                }
+                resolutions.extend(watch.on_event(&event));
+            }
+            _ => break,
+        }
+    }
+    let outcome_of =
+        |id: &B256| resolution_text(resolutions.iter().find(|(i, _)| i == id).map(|(_, r)| r));
+    if ctx.json {
+        print_json(&json!({
+            "intents": sent.iter().map(|(id, batch, sub)| json!({
+                "intentId": format!("{id:#x}"),
+                "positionIds": batch.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
+                "submission": sub,
+                "outcome": outcome_of(id),
+            })).collect::<Vec<_>>(),
+            "closed": closed_rows.iter().map(|c| json!({
+                "positionId": c.id.to_string(),
+                "liquidated": c.liquidated,
+                "netPnlUsd": wad_json(c.net_pnl, 2),
+                "netPnlRaw": c.net_pnl.to_string(),
+                "paperMintedRaw": c.paper_minted.to_string(),
+            })).collect::<Vec<_>>(),
+        }));
+    } else {
+        for (id, batch, sub) in &sent {
+            println!(
+                "intent {id:#x} ({} ids): {sub}, {}",
+                batch.len(),
+                outcome_of(id)
+            );
+        }
+        for c in &closed_rows {
+            println!(
+                "closed #{}: {}{}",
+                c.id,
+                usd_signed(c.net_pnl),
+                if c.liquidated { " (liquidated)" } else { "" }
+            );
+        }
+    }
+    Ok(())
+}
+
+pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
+    let owner = owner(ctx)?;
+    let target: B256 = crate::protocol::wire::parse_b256(a.intent_id.trim())
+        .map_err(|e| CliError::input("intent-id", e))?;
+    let mut live = LiveAccount::open(ctx, owner).await?;
+    let Some(op) = live
+        .state
+        .operations
+        .iter()
+        .find(|o| o.intent_id == target)
+        .cloned()
+    else {
+        return Err(CliError::input(
+            "intent-id",
+            format!(
+                "{target:#x} is not queued on {owner:#x}; only queued intents can be cancelled"
+            ),
+        ));
+    };
+    let (key, _) = usable_session_key(ctx, owner, &live.state)?;
+    if !ctx.json {
+        eprintln!(
+            "CANCEL {} intent {target:#x} (only while it is still queued)",
+            crate::text::sanitize_line(&op.action, 24)
+        );
+    }
+    confirm(a.yes, "Sign the cancel with the session key and send?")?;
+    let intent = CancelIntent {
+        user: owner,
+        intentId: target,
+        deadline: U256::from(now_unix_s() + INTENT_TTL_SECS),
+    };
+    let signed_cancel = key
+        .sign(intent)
+        .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
+    send(
+        ctx,
+        &signed_cancel,
+        json!({"target": format!("{target:#x}")}),
+    )
+    .await?;
+    let mut watch = IntentWatch::new();
+    watch.track(target);
+    let resolved = live.resolve(&mut watch, OUTCOME_WAIT).await;
+    let outcome = resolution_text(resolved.first().map(|(_, r)| r));
+    if ctx.json {
+        print_json(&json!({"intentId": format!("{target:#x}"), "outcome": outcome}));
+    } else {
+        println!("intent {target:#x}: {outcome}");
+    }
+    Ok(())
+}
+
+pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
+    let owner = owner(ctx)?;
+    let usdc = parse_scaled(&a.amount, 6).map_err(|e| {
+        CliError::input(
+            "amount",
+            format!("must be a USDC amount with at most 6 decimals ({e})"),
+        )
+    })?;
+    if usdc < u128::from(crate::protocol::eip712::MIN_WITHDRAW_USDC) {
+        return Err(CliError::input(
+            "amount",
+            "the minimum withdrawal is 10 USDC",
+        ));
+    }
+    let mut live = LiveAccount::open(ctx, owner).await?;
+    let wad = usdc.saturating_mul(USDC_TO_WAD);
+    if wad > live.state.funds.available_balance {
+        return Err(CliError::input(
+            "amount",
+            format!(
+                "is more than the available balance of {}",
+                usd(signed(live.state.funds.available_balance))
+            ),
+        ));
+    }
+    if !ctx.json || !a.signing.external {
+        eprintln!(
+            "WITHDRAW {} USDC to {owner:#x}'s own HyperCore spot account (route hypercore); signed by the owner's wallet",
+            crate::protocol::units::format_scaled(usdc, 6)
+        );
+    }
+    if a.signing.owner_keystore.is_some() {
+        confirm(a.yes, "Sign with the owner's keystore and send?")?;
+    }
+    let intent = WithdrawToCore {
+        user: owner,
+        amount: U256::from(usdc),
+        nonce: nonce(ctx, owner)?,
+        deadline: now_unix_s() + INTENT_TTL_SECS,
+    };
+    let signed_withdraw = owner_sign(ctx, &a.signing, owner, intent)?;
+    let (id, _) = send(
+        ctx,
+        &signed_withdraw,
+        json!({"amountUsdc": usdc.to_string()}),
+    )
+    .await?;
+    let mut watch = IntentWatch::new();
+    watch.track(id);
+    let resolved = live.resolve(&mut watch, OUTCOME_WAIT).await;
+    let outcome = resolution_text(resolved.first().map(|(_, r)| r));
+    if ctx.json {
+        print_json(
+            &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string()}),
+        );
+    } else {
+        println!(
+            "withdrawal {id:#x}: {outcome} · balance now {}",
+            usd(signed(live.state.balance))
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,247 @@
+//! Sending signed intents and learning their fate. A submission is sent exactly once; an answer
+//! whose intent id differs from the locally computed one is an error; no answer at all makes the
+//! intent `unknown` until the account stream shows it queued or reports its outcome. Every step is
+//! appended to the audit log.
+
+use std::collections::HashMap;
+
+use alloy_primitives::B256;
+use serde_json::{Value, json};
+
+use crate::protocol::account::{AccountState, Outcome};
+use crate::protocol::eip712::{Intent, Signed};
+use crate::protocol::relayer::{Accepted, RelayerAnswer, decode_answer};
+
+use super::http::ExchangeHttp;
+use super::ledger::AuditLog;
+use super::stream::StreamEvent;
+
+/// What a single send produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Submission {
+    /// Queued (or further along) with the id we computed.
+    Accepted(Accepted),
+    /// The relayer refused it; nothing was queued.
+    Refused {
+        status: u16,
+        code: String,
+        message: String,
+    },
+    /// No answer: it may be queued. Only the account stream can tell.
+    Unknown { reason: String },
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitError {
+    #[error("the relayer answered with intent id {got:#x}, but this intent's id is {expected:#x}")]
+    IdMismatch { expected: B256, got: B256 },
+    #[error("the relayer's answer is malformed: {0}")]
+    Malformed(String),
+    #[error("the intent has no relayer route")]
+    NotPostable,
+}
+
+/// Send `signed` once and record every step in `audit` (with `details`, e.g. market and margin).
+pub async fn submit<I: Intent>(
+    http: &ExchangeHttp,
+    audit: &AuditLog,
+    signed: &Signed<I>,
+    details: Value,
+) -> Result<Submission, SubmitError> {
+    let post = signed.post().ok_or(SubmitError::NotPostable)?;
+    let id = signed.intent_id();
+    let mut fields = json!({
+        "action": I::ACTION.unwrap_or("cancelIntent"),
+        "user": format!("{:#x}", signed.intent().user()),
+        "signer": format!("{:#x}", signed.signer()),
+        "path": post.path,
+    });
+    if let (Value::Object(f), Value::Object(d)) = (&mut fields, details) {
+        f.extend(d);
+    }
+    for (name, value) in signed.intent().fields() {
+        if matches!(name, "nonce" | "deadline") {
+            fields[name] = value.wire_json();
+        }
+    }
+    let log = |event: &str, extra: Value| {
+        let mut entry = fields.clone();
+        if let (Value::Object(e), Value::Object(x)) = (&mut entry, extra) {
+            e.extend(x);
+        }
+        if let Err(e) = audit.record(event, Some(id), entry) {
+            tracing::warn!(error = %e, "audit log write failed");
+        }
+    };
+    log("signed", json!({}));
+    let (status, body) = match http.post_intent(&post.path, &post.body_text()).await {
+        Ok(answer) => answer,
+        Err(no_answer) => {
+            log("unknown", json!({"reason": no_answer.0}));
+            return Ok(Submission::Unknown {
+                reason: no_answer.0,
+            });
+        }
+    };
+    match decode_answer(status, &body) {
+        Ok(RelayerAnswer::Refused {
+            status,
+            code,
+            message,
+        }) => {
+            let message = crate::text::sanitize_line(&message, 300);
+            log(
+                "refused",
+                json!({"status": status, "code": code, "message": message}),
+            );
+            Ok(Submission::Refused {
+                status,
+                code,
+                message,
+            })
+        }
+        Ok(RelayerAnswer::Accepted(accepted)) => {
+            // A cancel answers with the cancelled intent's id, which is in the path.
+            let is_cancel = post.path.ends_with("/cancel");
+            let expected = if is_cancel {
+                post.path
+                    .trim_start_matches("/intents/")
+                    .trim_end_matches("/cancel")
+                    .parse()
+                    .unwrap_or(id)
+            } else {
+                id
+            };
+            if accepted.intent_id != expected {
+                log(
+                    "id_mismatch",
+                    json!({"answerIntentId": format!("{:#x}", accepted.intent_id)}),
+                );
+                return Err(SubmitError::IdMismatch {
+                    expected,
+                    got: accepted.intent_id,
+                });
+            }
+            let state = serde_json::to_value(accepted.state).expect("JSON");
+            // For a cancel, "cancelled" is the success; for anything else, a kept state.
+            let succeeded = if is_cancel {
+                accepted.state == crate::protocol::relayer::IntentState::Cancelled
+            } else {
+                accepted.state.kept()
+            };
+            if !succeeded {
+                log("not_kept", json!({"state": state}));
+                return Ok(Submission::Refused {
+                    status,
+                    code: format!("not_kept_{}", state.as_str().unwrap_or("")),
+                    message: "the relayer did not keep the intent".into(),
+                });
+            }
+            log("accepted", json!({"state": state}));
+            Ok(Submission::Accepted(accepted))
+        }
+        Err(e) => {
+            // An answer we cannot read is treated as no answer: the stream decides.
+            log(
+                "unknown",
+                json!({"reason": format!("unreadable answer: {e}")}),
+            );
+            Ok(Submission::Unknown {
+                reason: format!("unreadable answer (HTTP {status}): {e}"),
+            })
+        }
+    }
+}
+
+/// How a tracked intent ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The outcome the stream reported.
+    Outcome(Outcome),
+    /// A resync showed its position open: it succeeded while the stream was down.
+    SucceededWhileAway,
+    /// It was queued, then left the queue while the stream was down; the outcome was not seen.
+    LeftQueueWhileAway,
+}
+
+impl Resolution {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Resolution::Outcome(o) => o.label(),
+            Resolution::SucceededWhileAway => "succeeded",
+            Resolution::LeftQueueWhileAway => "unknown",
+        }
+    }
+}
+
+/// Intents awaiting their fate, resolved from account-stream events.
+#[derive(Debug, Default)]
+pub struct IntentWatch {
+    /// id → seen queued in the account at least once.
+    pending: HashMap<B256, bool>,
+}
+
+impl IntentWatch {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn track(&mut self, id: B256) {
+        self.pending.entry(id).or_insert(false);
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    pub fn pending(&self) -> impl Iterator<Item = (&B256, &bool)> {
+        self.pending.iter()
+    }
+
+    /// Whether `id` has been seen in the account's queue (an `unknown` send that landed).
+    pub fn seen_queued(&self, id: &B256) -> bool {
+        self.pending.get(id).copied().unwrap_or(false)
+    }
+
+    /// Fold one stream event; returns the intents it resolved.
+    pub fn on_event(&mut self, event: &StreamEvent) -> Vec<(B256, Resolution)> {
+        let mut resolved = Vec::new();
+        match event {
+            StreamEvent::Patched {
+                state, outcomes, ..
+            } => {
+                for o in outcomes {
+                    if self.pending.remove(&o.intent_id).is_some() {
+                        resolved.push((o.intent_id, Resolution::Outcome(o.outcome)));
+                    }
+                }
+                self.mark_queued(state);
+            }
+            StreamEvent::Synced(state) => {
+                let ids: Vec<B256> = self.pending.keys().copied().collect();
+                for id in ids {
+                    let queued = state.operations.iter().any(|o| o.intent_id == id);
+                    let opened = state.open_positions.iter().any(|p| p.intent_id == Some(id));
+                    if opened {
+                        self.pending.remove(&id);
+                        resolved.push((id, Resolution::SucceededWhileAway));
+                    } else if !queued && self.pending[&id] {
+                        self.pending.remove(&id);
+                        resolved.push((id, Resolution::LeftQueueWhileAway));
+                    }
+                }
+                self.mark_queued(state);
+            }
+            StreamEvent::Alive | StreamEvent::Disconnected { .. } => {}
+        }
+        resolved
+    }
+
+    fn mark_queued(&mut self, state: &AccountState) {
+        for op in &state.operations {
+            if let Some(seen) = self.pending.get_mut(&op.intent_id) {
+                *seen = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+//! Asking for a passphrase on the controlling terminal, without echo.
+
+use super::{KeyError, Passphrase};
+
+/// Prompt on the controlling terminal (not stdin/stdout, which may be piped) without echo.
+/// With no terminal (cron, CI, a service) this fails with [`KeyError::PassphraseRequired`],
+/// whose message says to use the environment variable instead.
+pub fn prompt_passphrase(prompt: &str) -> Result<Passphrase, KeyError> {
+    if !has_terminal() {
+        return Err(KeyError::PassphraseRequired);
+    }
+    rpassword::prompt_password(prompt)
+        .map(Passphrase::new)
+        .map_err(|e| KeyError::Io(format!("cannot read the passphrase from the terminal: {e}")))
+}
+
+/// rpassword reads and writes `/dev/tty`; opening it is how we learn there is a terminal.
+#[cfg(unix)]
+fn has_terminal() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok()
+}
+
+#[cfg(not(unix))]
+fn has_terminal() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal()
+}

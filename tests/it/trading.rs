@@ -1,0 +1,767 @@
+//! The trading client end to end: the real binary's key, positions, open, close, cancel and
+//! withdraw commands against the in-process simulator, and the account stream's recovery.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use alloy_primitives::{Address, U256};
+use alloy_signer_local::PrivateKeySigner;
+use papertrade_tui::client::stream::{StreamConfig, StreamEvent, spawn_account_stream};
+use papertrade_tui::client::{ExchangeHttp, HttpConfig};
+use papertrade_tui::keys::{Passphrase, SessionKeys};
+use papertrade_tui::protocol::eip712::{
+    Intent, OpenPosition, RegisterSessionKey, Strictness, WalletSigner,
+};
+use papertrade_tui::protocol::math::value_close;
+use papertrade_tui::protocol::trading::TradingState;
+use papertrade_tui::sim::SimConfig;
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+
+use crate::simkit::Sim;
+
+const WAD: u128 = 1_000_000_000_000_000_000;
+const SESSION_PASS: &str = "correct horse battery staple";
+const OWNER_PASS: &str = "owner-secret-phrase";
+
+/// A user's machine: a data dir, an owner wallet with a keystore file, the simulator's URLs.
+struct User {
+    dir: tempfile::TempDir,
+    owner_key: PrivateKeySigner,
+    owner_keystore: PathBuf,
+    api: String,
+    info: String,
+}
+
+impl User {
+    fn new(sim: &Sim) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let owner_key = PrivateKeySigner::random();
+        let ks_dir = dir.path().join("owner");
+        std::fs::create_dir_all(&ks_dir).unwrap();
+        PrivateKeySigner::encrypt_keystore(
+            &ks_dir,
+            &mut rand::thread_rng(),
+            owner_key.to_bytes(),
+            OWNER_PASS,
+            Some("owner.json"),
+        )
+        .unwrap();
+        Self {
+            owner_keystore: ks_dir.join("owner.json"),
+            owner_key,
+            dir,
+            api: sim.server.base_url(),
+            info: sim.server.info_url(),
+        }
+    }
+
+    fn owner(&self) -> Address {
+        self.owner_key.address()
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
+        c.args(args)
+            .args([
+                "--api",
+                &self.api,
+                "--info-url",
+                &self.info,
+                "--owner",
+                &format!("{:#x}", self.owner()),
+                "--key-backend",
+                "keystore",
+            ])
+            .env_clear()
+            .env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
+            .env("PAPERTRADE_TUI_DATA_DIR", self.data())
+            .env("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS)
+            .env("PAPERTRADE_TUI_OWNER_PASSPHRASE", OWNER_PASS)
+            .env("PAPERTRADE_TUI_REPORT_SIGNERS", "1")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Run a command to completion off the async runtime.
+    async fn run(&self, args: &[&str]) -> Output {
+        let mut c = self.command(args);
+        tokio::task::spawn_blocking(move || c.output().unwrap())
+            .await
+            .unwrap()
+    }
+
+    async fn json(&self, args: &[&str]) -> Value {
+        let mut all = args.to_vec();
+        all.push("--json");
+        let out = self.run(&all).await;
+        assert!(
+            out.status.success(),
+            "{args:?}\nstdout: {}\nstderr: {}",
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stdout)))
+    }
+
+    fn session_key(&self) -> papertrade_tui::protocol::eip712::SessionSigner {
+        let keys = SessionKeys::new(&self.data(), Some(papertrade_tui::keys::Backend::Keystore));
+        keys.load(self.owner(), || Ok(Passphrase::new(SESSION_PASS.into())))
+            .unwrap()
+            .unwrap()
+            .0
+    }
+
+    /// Every file under the data dir, concatenated (logs, audit, nonces, key metadata).
+    fn all_text(&self) -> String {
+        let mut out = String::new();
+        fn walk(p: &Path, out: &mut String) {
+            for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+                let path = e.path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if let Ok(t) = std::fs::read_to_string(&path) {
+                    out.push_str(&t);
+                }
+            }
+        }
+        walk(&self.data(), &mut out);
+        out
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn signers(out: &Output) -> usize {
+    text(&out.stderr)
+        .lines()
+        .find_map(|l| l.strip_prefix("signers-constructed: "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("the signer probe line")
+}
+
+async fn live_sim() -> Sim {
+    Sim::start(SimConfig {
+        seed: 21,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 300,
+        ..SimConfig::default()
+    })
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn full_life_with_a_keystore_owner() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    sim.control(
+        "/sim/fund",
+        json!({"wallet": format!("{:#x}", user.owner()), "amountUsd": "1000"}),
+    )
+    .await;
+
+    // No keyring on this machine or in CI: the keystore file is used, and said so.
+    let created = user.json(&["key", "new"]).await;
+    assert_eq!(created["created"]["backend"], "keystore");
+    assert_eq!(created["registered"], false);
+    let key = created["created"]["sessionKey"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let shown = user.json(&["key", "show"]).await;
+    assert_eq!(shown["registeredExpiry"], Value::Null);
+    assert_eq!(shown["usable"], false);
+
+    // Trading before registration is refused before anything is signed.
+    let out = user
+        .run(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not registered"));
+
+    let registered = user
+        .json(&[
+            "key",
+            "register",
+            "--owner-keystore",
+            user.owner_keystore.to_str().unwrap(),
+            "--yes",
+        ])
+        .await;
+    assert_eq!(registered["outcome"], "succeeded");
+    assert!(registered["registeredExpiry"].as_u64().unwrap() > 0);
+    let shown = user.json(&["key", "show"]).await;
+    assert_eq!(shown["usable"], true);
+    assert_eq!(shown["sessionKey"], key.as_str());
+
+    // Open at a pinned mid; the position appears with the exact entry and bust.
+    sim.pin("BTC", "82800.3").await;
+    let opened = user
+        .json(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "500",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(opened["submission"], "accepted");
+    assert_eq!(opened["outcome"], "succeeded");
+    assert_eq!(opened["position"]["entryPriceRaw"], "828003");
+    assert_eq!(opened["position"]["bustPriceRaw"], "826740");
+    let id = opened["position"]["positionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let listed = user.json(&["positions"]).await;
+    assert_eq!(listed["positions"][0]["positionId"], id.as_str());
+    assert_eq!(listed["positions"][0]["markPrice"], 82800.3);
+    assert_eq!(listed["availableUsd"], 900);
+
+    // Close at +0.1%: the net PnL is §5.3's at the settlement mid, to the raw unit.
+    sim.pin("BTC", "82883.1").await;
+    let closed = user.json(&["close", &id, "--yes"]).await;
+    assert_eq!(closed["intents"][0]["outcome"], "succeeded");
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    let expected = value_close(
+        state.market("BTC").unwrap(),
+        state.win_fee_rate(),
+        828_003,
+        100 * WAD,
+        500,
+        true,
+        828_831,
+    );
+    assert_eq!(
+        closed["closed"][0]["netPnlRaw"],
+        expected.net_pnl.to_string()
+    );
+    let listed = user.json(&["positions"]).await;
+    assert_eq!(
+        listed["balanceRaw"],
+        ((1000 * WAD) as i128 + expected.net_pnl).to_string()
+    );
+    assert!(listed["positions"].as_array().unwrap().is_empty());
+
+    // Withdraw 25 USDC with the owner's keystore.
+    let w = user
+        .json(&[
+            "withdraw",
+            "--amount",
+            "25",
+            "--owner-keystore",
+            user.owner_keystore.to_str().unwrap(),
+            "--yes",
+        ])
+        .await;
+    assert_eq!(w["outcome"], "succeeded");
+    let out = user
+        .run(&[
+            "withdraw",
+            "--amount",
+            "9.99",
+            "--owner-keystore",
+            user.owner_keystore.to_str().unwrap(),
+            "--yes",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(2));
+
+    // The audit log has every intent and its fate; no secret anywhere in the data dir.
+    let audit = user.all_text();
+    for event in ["\"signed\"", "\"accepted\""] {
+        assert!(audit.contains(event));
+    }
+    let session_secret = format!("{:x}", user.session_key().secret_bytes());
+    let owner_secret = format!("{:x}", user.owner_key.to_bytes());
+    for secret in [
+        session_secret.trim_start_matches("0x"),
+        owner_secret.trim_start_matches("0x"),
+        SESSION_PASS,
+        OWNER_PASS,
+    ] {
+        assert!(!audit.contains(secret), "a secret leaked into the data dir");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn register_with_a_pasted_external_signature() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    user.json(&["key", "new"]).await;
+    let owner = WalletSigner::from_bytes(&user.owner_key.to_bytes()).unwrap();
+    let wrong = WalletSigner::random();
+    for (signer, ok) in [(&wrong, false), (&owner, true)] {
+        let mut c = user.command(&["key", "register", "--external", "--json"]);
+        c.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = c.spawn().unwrap();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let (request, mut child, mut stdout) = tokio::task::spawn_blocking(move || {
+            let mut line = String::new();
+            stdout.read_line(&mut line).unwrap();
+            (serde_json::from_str::<Value>(&line).unwrap(), child, stdout)
+        })
+        .await
+        .unwrap();
+        assert_eq!(request["method"], "eth_signTypedData_v4");
+        let typed = &request["typedData"];
+        assert_eq!(typed["primaryType"], "RegisterSessionKey");
+        // The wallet signs what it was shown.
+        let intent = RegisterSessionKey::from_message(
+            typed["message"].as_object().unwrap(),
+            Strictness::Lenient,
+        )
+        .unwrap();
+        let sig = signer.sign(intent).unwrap().signature().as_bytes();
+        let hex = format!(
+            "0x{}",
+            sig.iter().map(|b| format!("{b:02x}")).collect::<String>()
+        );
+        let out = tokio::task::spawn_blocking(move || {
+            writeln!(child.stdin.take().unwrap(), "{hex}").unwrap();
+            let mut rest = String::new();
+            std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+            (child.wait_with_output().unwrap(), rest)
+        })
+        .await
+        .unwrap();
+        let (output, rest) = out;
+        if ok {
+            assert!(output.status.success(), "{}", text(&output.stderr));
+            let result: Value = serde_json::from_str(rest.trim()).unwrap();
+            assert_eq!(result["outcome"], "succeeded");
+        } else {
+            assert_eq!(output.status.code(), Some(2));
+            // With --json the refusal is a JSON error on stdout, naming the field.
+            let error: Value = serde_json::from_str(rest.trim()).unwrap();
+            assert_eq!(error["error"]["field"], "signature", "{rest}");
+            assert!(
+                error["error"]["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("recovers to")
+            );
+        }
+    }
+    assert_eq!(user.json(&["key", "show"]).await["usable"], true);
+}
+
+/// Register a key through the CLI, then hand back the session signer for direct posts.
+async fn ready_user(sim: &Sim, usd: u64) -> User {
+    let user = User::new(sim);
+    sim.control(
+        "/sim/fund",
+        json!({"wallet": format!("{:#x}", user.owner()), "amountUsd": usd.to_string()}),
+    )
+    .await;
+    user.json(&["key", "new"]).await;
+    user.json(&[
+        "key",
+        "register",
+        "--owner-keystore",
+        user.owner_keystore.to_str().unwrap(),
+        "--yes",
+    ])
+    .await;
+    user
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_of_thirty_goes_out_as_three_intents() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 20_000).await;
+    let key = user.session_key();
+    for i in 0..30u64 {
+        let open = OpenPosition {
+            user: user.owner(),
+            instrumentId: (i % 2) as u32,
+            isLong: true,
+            size: 20 * WAD,
+            leverage: 100,
+            useDebt: false,
+            nonce: U256::from(900_000 + i),
+            deadline: sim.now_s() + 3600,
+        };
+        let (status, answer) = sim
+            .post("/intents", &key.sign(open).unwrap().post().unwrap().body)
+            .await;
+        assert_eq!(status, 200, "{answer}");
+    }
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(
+        user.json(&["positions"]).await["positions"]
+            .as_array()
+            .unwrap()
+            .len(),
+        30
+    );
+    let closed = user.json(&["close", "--all", "--yes"]).await;
+    let intents = closed["intents"].as_array().unwrap();
+    assert_eq!(intents.len(), 3);
+    let sizes: Vec<usize> = intents
+        .iter()
+        .map(|i| i["positionIds"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(sizes, [12, 12, 6]);
+    assert!(
+        intents.iter().all(|i| i["outcome"] == "succeeded"),
+        "{closed}"
+    );
+    assert_eq!(closed["closed"].as_array().unwrap().len(), 30);
+    assert!(
+        user.json(&["positions"]).await["positions"]
+            .as_array()
+            .unwrap()
+            .is_empty()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_of_a_queued_open() {
+    // A manual clock holds the relayer still: the open stays queued until cancelled.
+    let sim = Sim::manual().await;
+    let user = User::new(&sim);
+    sim.control(
+        "/sim/fund",
+        json!({"wallet": format!("{:#x}", user.owner()), "amountUsd": "500"}),
+    )
+    .await;
+    let created = user.json(&["key", "new"]).await;
+    let key_address: Address = created["created"]["sessionKey"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // Registered as if long ago (the CLI's registration path is covered elsewhere).
+    let owner = user.owner();
+    // The manual clock lives in the past; the client judges expiry by the wall clock.
+    let expiry = papertrade_tui::client::ledger::now_unix_s() + 86_400;
+    sim.server.shared.with_engine(|e| {
+        e.commit(owner, |tx| {
+            papertrade_tui::sim::Engine::add_session_key(tx, key_address, expiry)
+        });
+    });
+    let shown = user.json(&["key", "show"]).await;
+    assert_eq!(shown["usable"], true, "{shown}");
+    let key = user.session_key();
+    let open = OpenPosition {
+        user: owner,
+        instrumentId: 1,
+        isLong: false,
+        size: 50 * WAD,
+        leverage: 20,
+        useDebt: false,
+        nonce: U256::from(777u64),
+        deadline: sim.now_s() + 3600,
+    };
+    let signed = key.sign(open).unwrap();
+    let id = signed.intent_id();
+    assert_eq!(
+        sim.post("/intents", &signed.post().unwrap().body).await.0,
+        200
+    );
+    let listed = user.json(&["positions"]).await;
+    assert_eq!(
+        listed["pendingOperations"][0]["intentId"],
+        format!("{id:#x}")
+    );
+    assert_eq!(listed["pendingOperations"][0]["queueRank"], 1);
+    assert_eq!(listed["availableUsd"], 450);
+    let cancelled = user.json(&["cancel", &format!("{id:#x}"), "--yes"]).await;
+    assert_eq!(cancelled["outcome"], "cancelled");
+    let listed = user.json(&["positions"]).await;
+    assert!(listed["pendingOperations"].as_array().unwrap().is_empty());
+    assert_eq!(listed["availableUsd"], 500);
+    // Cancelling what is not queued is refused before signing.
+    let out = user.run(&["cancel", &format!("{id:#x}"), "--yes"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("not queued"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_answer_resolves_from_the_stream_with_one_intent() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    sim.control("/sim/faults", json!({"dropIntentAnswers": 1}))
+        .await;
+    let opened = user
+        .json(&[
+            "open",
+            "--market",
+            "ETH",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "20",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(opened["submission"], "unknown");
+    assert_eq!(opened["outcome"], "succeeded");
+    assert!(opened["position"]["positionId"].is_string());
+    // Exactly one intent reached the exchange: one open in the feed, one position, and the audit
+    // log shows the send once, never retried.
+    let (_, trades) = sim.get("/query/protocol/trades/recent").await;
+    let mine: Vec<&Value> = trades["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["wallet"] == format!("{:#x}", user.owner()))
+        .collect();
+    assert_eq!(mine.len(), 1);
+    let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    let id = opened["intentId"].as_str().unwrap();
+    let events: Vec<Value> = audit
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|e: &Value| e["intentId"] == id)
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["signed", "unknown"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_mode_constructs_no_signer() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    // The probe counts: an open constructs signers…
+    let out = user
+        .run(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "short",
+            "--margin",
+            "20",
+            "--leverage",
+            "100",
+            "--yes",
+            "--json",
+        ])
+        .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(signers(&out) >= 1);
+    // …watching constructs none, even with a key and its passphrase at hand.
+    let out = user
+        .run(&[
+            "positions",
+            "--watch",
+            &format!("{:#x}", user.owner()),
+            "--json",
+        ])
+        .await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(signers(&out), 0);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mode"], "watch");
+    assert_eq!(v["positions"].as_array().unwrap().len(), 1);
+    // Watching a crowd wallet of another simulator instance works with no owner at all.
+    let crowd = Sim::start(SimConfig {
+        seed: 2,
+        crowd: 3,
+        ..SimConfig::default()
+    })
+    .await;
+    let wallet = crowd.server.shared.with_engine(|e| e.crowd.wallets()[0]);
+    let mut c = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
+    let api = crowd.server.base_url();
+    let info = crowd.server.info_url();
+    let dir = tempfile::tempdir().unwrap();
+    c.args([
+        "positions",
+        "--watch",
+        &format!("{wallet:#x}"),
+        "--api",
+        &api,
+        "--info-url",
+        &info,
+        "--json",
+    ])
+    .env_clear()
+    .env("HOME", dir.path())
+    .env("PAPERTRADE_TUI_DATA_DIR", dir.path())
+    .env("PAPERTRADE_TUI_REPORT_SIGNERS", "1");
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(signers(&out), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_key_is_refused_before_signing() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let keys = SessionKeys::new(&user.data(), Some(papertrade_tui::keys::Backend::Keystore));
+    keys.set_expiry(user.owner(), 1_000).unwrap();
+    let audit_before = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    let out = user
+        .run(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("expired"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap(),
+        audit_before
+    );
+    assert_eq!(user.json(&["key", "show"]).await["usable"], false);
+    // Forcing the OS keyring where none works says so clearly.
+    let mut c = user.command(&["key", "new"]);
+    c.args(["--key-backend", "keyring"]);
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stream_recovers_from_drops_and_stalls_with_nothing_lost() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let key = user.session_key();
+    let http = ExchangeHttp::new(
+        &sim.server.base_url(),
+        &sim.server.info_url(),
+        HttpConfig::default(),
+    );
+    let (tx, mut rx) = mpsc::channel(256);
+    let config = StreamConfig {
+        default_heartbeat: Duration::from_millis(300),
+        backoff_base: Duration::from_millis(50),
+        ..StreamConfig::default()
+    };
+    let task = spawn_account_stream(http, user.owner(), config, tx);
+    let mut held: Option<papertrade_tui::protocol::account::AccountState>;
+    let next = async |rx: &mut mpsc::Receiver<StreamEvent>| {
+        tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    loop {
+        if let StreamEvent::Synced(s) = next(&mut rx).await {
+            held = Some(*s);
+            break;
+        }
+    }
+    let mut nonce = 5_000u64;
+    for fault in ["drop", "stall"] {
+        sim.control("/sim/faults", json!({"sse": fault})).await;
+        // Trade while the stream is down or silent.
+        nonce += 1;
+        let open = OpenPosition {
+            user: user.owner(),
+            instrumentId: 0,
+            isLong: true,
+            size: 10 * WAD,
+            leverage: 100,
+            useDebt: false,
+            nonce: U256::from(nonce),
+            deadline: sim.now_s() + 3600,
+        };
+        assert_eq!(
+            sim.post("/intents", &key.sign(open).unwrap().post().unwrap().body)
+                .await
+                .0,
+            200
+        );
+        let mut saw_disconnect = false;
+        loop {
+            match next(&mut rx).await {
+                StreamEvent::Disconnected { .. } => saw_disconnect = true,
+                StreamEvent::Synced(s) if saw_disconnect => {
+                    held = Some(*s);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        // Let the stream catch up with the settlement, then compare with a fresh snapshot.
+        while let Ok(Some(event)) =
+            tokio::time::timeout(Duration::from_millis(200), rx.recv()).await
+        {
+            if let StreamEvent::Patched { state, .. } | StreamEvent::Synced(state) = event {
+                held = Some(*state);
+            }
+        }
+        let fresh = sim.snapshot(user.owner()).await;
+        let h = held.clone().unwrap();
+        assert_eq!(h.open_positions, fresh.open_positions, "{fault}");
+        assert_eq!(
+            (h.balance, h.locked, h.account_revision),
+            (fresh.balance, fresh.locked, fresh.account_revision),
+            "{fault}"
+        );
+    }
+    assert_eq!(held.unwrap().open_positions.len(), 2);
+    task.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn read_storms_are_ridden_out() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 100).await;
+    sim.control("/sim/faults", json!({"readStatus": 503, "readFailures": 2}))
+        .await;
+    user.json(&["markets"]).await;
+    sim.control(
+        "/sim/faults",
+        json!({"readStatus": 429, "retryAfterS": 1, "readFailures": 1}),
+    )
+    .await;
+    let v = user.json(&["positions"]).await;
+    assert_eq!(v["balanceUsd"], 100);
+    sim.control("/sim/faults", json!({})).await;
+}
