@@ -5,12 +5,49 @@ use std::net::{IpAddr, SocketAddr};
 use alloy_primitives::U256;
 use serde_json::json;
 
-use crate::protocol::eip712::{RegisterSessionKey, SessionSigner, WalletSigner};
+use crate::protocol::eip712::{RegisterSessionKey, WalletSigner};
 use crate::protocol::units::{WAD, parse_scaled};
 use crate::sim::{SimConfig, SimServer, intake};
 
 use super::output::{CliError, print_json, usd};
 use super::{Context, DemoArgs, EngineArgs, SimArgs};
+
+/// The practice wallet's passphrase: a throwaway key guarding nothing of value.
+const DEMO_PASSPHRASE: &str = "demo";
+
+struct Practice {
+    wallet: WalletSigner,
+    session_key: alloy_primitives::Address,
+    owner_keystore: std::path::PathBuf,
+}
+
+/// A fresh practice owner (keystore file) and its session key (keystore backend) in `dir`.
+fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
+    let owner_dir = dir.join("owner");
+    crate::private_files::ensure_private_dir(&owner_dir)
+        .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+    let wallet = WalletSigner::random();
+    alloy_signer_local::PrivateKeySigner::encrypt_keystore(
+        &owner_dir,
+        &mut rand::thread_rng(),
+        wallet.secret_bytes(),
+        DEMO_PASSPHRASE,
+        Some("owner.json"),
+    )
+    .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+    let keys = crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore));
+    let now = crate::client::ledger::now_unix_s();
+    let (_, meta) = keys
+        .generate(wallet.address(), now + 30 * 86_400, now, || {
+            Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))
+        })
+        .map_err(|e| CliError::Config(format!("demo session key: {e}")))?;
+    Ok(Practice {
+        wallet,
+        session_key: meta.key,
+        owner_keystore: owner_dir.join("owner.json"),
+    })
+}
 
 fn config(a: &EngineArgs, controls: bool) -> SimConfig {
     SimConfig {
@@ -83,21 +120,23 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
     let server = SimServer::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .map_err(|e| CliError::Network(format!("cannot start the simulator: {e}")))?;
-    // A throwaway wallet, funded, with a session key registered through the real intent path.
-    let wallet = WalletSigner::random();
-    let session = SessionSigner::random();
+    // A throwaway wallet, funded, with a session key registered through the real intent path,
+    // both kept in a practice data dir so the other commands work against the demo at once.
+    let demo_dir = ctx.data_dir.join("demo");
+    let practice = practice_wallet(&demo_dir)?;
+    let owner = practice.wallet.address();
     let registered = server.shared.with_engine(|e| {
-        e.fund(wallet.address(), balance);
+        e.fund(owner, balance);
         let now = e.now_s();
         let register = RegisterSessionKey {
-            user: wallet.address(),
-            key: session.address(),
+            user: owner,
+            key: practice.session_key,
             expiry: now + 30 * 86_400,
             feeAddress: Default::default(),
             nonce: U256::from(256u64),
             deadline: now + 3600,
         };
-        let post = wallet.sign(register).ok().and_then(|s| s.post());
+        let post = practice.wallet.sign(register).ok().and_then(|s| s.post());
         post.map(|p| intake::submit(e, &p.body))
     });
     match registered {
@@ -114,29 +153,40 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             ));
         }
     }
+    let exports = format!(
+        "export PAPERTRADE_API_URL={} PAPERTRADE_INFO_URL={} PAPERTRADE_TUI_OWNER={owner:#x} PAPERTRADE_TUI_DATA_DIR={} PAPERTRADE_TUI_PASSPHRASE={DEMO_PASSPHRASE} PAPERTRADE_TUI_OWNER_PASSPHRASE={DEMO_PASSPHRASE}",
+        server.base_url(),
+        server.info_url(),
+        demo_dir.display(),
+    );
     if ctx.json {
         print_json(&json!({
             "api": server.base_url(),
             "infoUrl": server.info_url(),
-            "wallet": format!("{:#x}", wallet.address()),
-            "sessionKey": format!("{:#x}", session.address()),
+            "wallet": format!("{owner:#x}"),
+            "sessionKey": format!("{:#x}", practice.session_key),
+            "dataDir": demo_dir,
+            "ownerKeystore": practice.owner_keystore,
+            "passphrase": DEMO_PASSPHRASE,
         }));
     } else {
         println!(
-            "DEMO: a simulated Papertrade on {}; no funds, no network.",
+            "DEMO: a simulated Papertrade on {}; practice money, no network.",
             server.base_url()
         );
         println!(
-            "wallet {:#x} holds {} of practice money.",
-            wallet.address(),
+            "wallet {owner:#x} holds {}; its session key is registered.",
             usd(crate::protocol::units::signed(balance))
         );
+        println!("\nIn another terminal:\n  {exports}");
+        println!("  papertrade-tui open --market BTC --side long --margin 50 --leverage 100");
+        println!("  papertrade-tui positions --follow");
+        println!("  papertrade-tui close --all");
         println!(
-            "try: papertrade-tui quote --market BTC --side long --margin 50 --leverage 100 --api {} --info-url {}",
-            server.base_url(),
-            server.info_url()
+            "  papertrade-tui withdraw --amount 25 --owner-keystore {}",
+            practice.owner_keystore.display()
         );
-        println!("The terminal UI will open here once it lands; Ctrl-C stops the demo.");
+        println!("\nThe terminal UI will open here once it lands; Ctrl-C stops the demo.");
     }
     wait_for_ctrl_c().await;
     server.stop().await;

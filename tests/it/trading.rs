@@ -765,3 +765,91 @@ async fn read_storms_are_ridden_out() {
     assert_eq!(v["balanceUsd"], 100);
     sim.control("/sim/faults", json!({})).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn market_polling_reports_values_failures_and_staleness() {
+    use papertrade_tui::client::market::{
+        Freshness, MarketEvent, PollRates, Source, candles, spawn_market_poller,
+    };
+    let sim = Sim::manual().await;
+    sim.pin("ETH", "2500.00").await;
+    let http = ExchangeHttp::new(
+        &sim.server.base_url(),
+        &sim.server.info_url(),
+        HttpConfig {
+            attempts: 1,
+            ..HttpConfig::default()
+        },
+    );
+    let (tx, mut rx) = mpsc::channel(64);
+    let rates = PollRates {
+        markets: Duration::from_millis(100),
+        protocol: Duration::from_millis(300),
+    };
+    let task = spawn_market_poller(http.clone(), rates, tx);
+    let mut fresh = Freshness::default();
+    let mut seen = std::collections::HashSet::new();
+    while seen.len() < 5 {
+        let event = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        fresh.apply(&event);
+        match &event {
+            MarketEvent::Trading(..) => seen.insert("trading"),
+            MarketEvent::Mark {
+                instrument_id: 1,
+                raw,
+                ..
+            } => {
+                assert_eq!(*raw, 250_000);
+                seen.insert("eth")
+            }
+            MarketEvent::Mark { .. } => seen.insert("btc"),
+            MarketEvent::Summary(..) => seen.insert("summary"),
+            MarketEvent::RelayerHealth(h, _) => {
+                assert!(h.is_ready());
+                seen.insert("health")
+            }
+            MarketEvent::Failed { error, .. } => panic!("{error}"),
+        };
+    }
+    let now = std::time::SystemTime::now();
+    assert!(fresh.age(Source::Trading, now).unwrap() < Duration::from_secs(2));
+    assert!(fresh.age(Source::Account, now).is_none());
+    // A read outage: failures are reported and the last good value ages.
+    sim.control("/sim/faults", json!({"readStatus": 503})).await;
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        fresh.apply(&event);
+        if let MarketEvent::Failed {
+            source: Source::Trading,
+            ..
+        } = event
+        {
+            break;
+        }
+    }
+    assert!(fresh.error(Source::Trading).unwrap().contains("503"));
+    sim.control("/sim/faults", json!({})).await;
+    loop {
+        let event = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        fresh.apply(&event);
+        if let MarketEvent::Trading(..) = event {
+            break;
+        }
+    }
+    assert!(fresh.error(Source::Trading).is_none());
+    task.abort();
+    // Candles on demand.
+    let now_ms = sim.server.shared.with_engine(|e| e.now_ms());
+    let c = candles(&http, "BTC", "15m", 48, now_ms).await.unwrap();
+    assert!((47..=49).contains(&c.len()), "{}", c.len());
+    assert!(candles(&http, "BTC", "7m", 48, now_ms).await.is_err());
+}

@@ -1,0 +1,229 @@
+//! Live market data as a task: `/state/trading` and the Hyperliquid marks at one rate, the
+//! protocol summary and relayer health at a slower one, candles on demand. Every result is a
+//! typed event stamped with when it arrived, so a consumer can say exactly how stale a number is.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, SystemTime};
+
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::protocol::hyperliquid::{Candle, interval_ms};
+use crate::protocol::stats::{RelayerHealth, Summary};
+use crate::protocol::trading::TradingState;
+use crate::protocol::wire::DecodeError;
+
+use super::http::{ExchangeHttp, FetchError};
+
+/// Where a number came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Source {
+    Trading,
+    /// The Hyperliquid mark of one market.
+    Mark(u32),
+    Summary,
+    RelayerHealth,
+    /// The account stream (fed by the consumer from stream events).
+    Account,
+}
+
+#[derive(Debug, Clone)]
+pub enum MarketEvent {
+    Trading(Box<TradingState>, SystemTime),
+    /// Raw mark (l2Book mid at the market's scale, or the frozen mid of a terminal market).
+    Mark {
+        instrument_id: u32,
+        raw: u64,
+        at: SystemTime,
+    },
+    Summary(Box<Summary>, SystemTime),
+    RelayerHealth(Box<RelayerHealth>, SystemTime),
+    /// A read failed after its retries; the last good value stands, and ages.
+    Failed {
+        source: Source,
+        error: String,
+        at: SystemTime,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct PollRates {
+    pub markets: Duration,
+    pub protocol: Duration,
+}
+
+impl Default for PollRates {
+    fn default() -> Self {
+        Self {
+            markets: Duration::from_secs(2),
+            protocol: Duration::from_secs(15),
+        }
+    }
+}
+
+impl PollRates {
+    /// From the config file's `[poll]` (milliseconds), bounded to sane rates.
+    pub fn from_config(poll: Option<&crate::config::PollConfig>) -> Self {
+        let d = Self::default();
+        let ms = |v: Option<u64>, default: Duration| {
+            v.map_or(default, |m| Duration::from_millis(m.clamp(250, 600_000)))
+        };
+        Self {
+            markets: ms(poll.and_then(|p| p.markets_ms), d.markets),
+            protocol: ms(poll.and_then(|p| p.protocol_ms), d.protocol),
+        }
+    }
+}
+
+/// Poll until the receiver is dropped.
+pub fn spawn_market_poller(
+    http: ExchangeHttp,
+    rates: PollRates,
+    events: mpsc::Sender<MarketEvent>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut markets = tokio::time::interval(rates.markets);
+        let mut protocol = tokio::time::interval(rates.protocol);
+        markets.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        protocol.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            let batch = tokio::select! {
+                _ = markets.tick() => poll_markets(&http).await,
+                _ = protocol.tick() => poll_protocol(&http).await,
+            };
+            for event in batch {
+                if events.send(event).await.is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}
+
+fn failed(source: Source, error: impl std::fmt::Display) -> MarketEvent {
+    MarketEvent::Failed {
+        source,
+        error: error.to_string(),
+        at: SystemTime::now(),
+    }
+}
+
+async fn poll_markets(http: &ExchangeHttp) -> Vec<MarketEvent> {
+    let state = match http.trading_state().await {
+        Ok(s) => s,
+        Err(e) => return vec![failed(Source::Trading, e)],
+    };
+    let marks = futures::future::join_all(state.instruments.iter().map(|m| async move {
+        let at = SystemTime::now();
+        if m.terminal {
+            return match m.frozen_mid() {
+                Some(raw) => MarketEvent::Mark {
+                    instrument_id: m.id,
+                    raw,
+                    at,
+                },
+                None => failed(Source::Mark(m.id), "terminal market without a frozen mid"),
+            };
+        }
+        match http
+            .l2_book(&m.symbol)
+            .await
+            .map(|b| b.mid_raw(m.price_scale))
+        {
+            Ok(Ok(raw)) => MarketEvent::Mark {
+                instrument_id: m.id,
+                raw,
+                at,
+            },
+            Ok(Err(e)) => failed(Source::Mark(m.id), e),
+            Err(e) => failed(Source::Mark(m.id), e),
+        }
+    }))
+    .await;
+    let mut out = vec![MarketEvent::Trading(Box::new(state), SystemTime::now())];
+    out.extend(marks);
+    out
+}
+
+async fn poll_protocol(http: &ExchangeHttp) -> Vec<MarketEvent> {
+    let none = BTreeMap::new();
+    let (summary, health) = tokio::join!(
+        http.get_json::<Summary>("/query/protocol/summary", &none),
+        http.get_json::<RelayerHealth>("/relayer/health", &none)
+    );
+    vec![
+        match summary {
+            Ok(s) => MarketEvent::Summary(Box::new(s), SystemTime::now()),
+            Err(e) => failed(Source::Summary, e),
+        },
+        match health {
+            Ok(h) => MarketEvent::RelayerHealth(Box::new(h), SystemTime::now()),
+            Err(e) => failed(Source::RelayerHealth, e),
+        },
+    ]
+}
+
+/// Hyperliquid candles for `coin`: the latest `count` of `interval`, oldest first.
+pub async fn candles(
+    http: &ExchangeHttp,
+    coin: &str,
+    interval: &str,
+    count: u64,
+    now_ms: u64,
+) -> Result<Vec<Candle>, FetchError> {
+    let width = interval_ms(interval).ok_or_else(|| FetchError::Malformed {
+        url: http.info_url().to_string(),
+        error: DecodeError::new("interval", format!("unknown candle interval {interval:?}")),
+    })?;
+    let body = json!({"type": "candleSnapshot", "req": {
+        "coin": coin, "interval": interval, "startTime": now_ms.saturating_sub(count * width), "endTime": now_ms}});
+    let text = http.info_text(&body).await?;
+    // `null` means no candles.
+    let parsed: Option<Vec<Candle>> =
+        serde_json::from_str(&text).map_err(|e| FetchError::Malformed {
+            url: http.info_url().to_string(),
+            error: DecodeError::new(format!("candleSnapshot {coin} {interval}"), e.to_string()),
+        })?;
+    Ok(parsed.unwrap_or_default())
+}
+
+/// When each source last succeeded, and its last failure.
+#[derive(Debug, Default, Clone)]
+pub struct Freshness {
+    last_ok: HashMap<Source, SystemTime>,
+    last_error: HashMap<Source, String>,
+}
+
+impl Freshness {
+    pub fn record_ok(&mut self, source: Source, at: SystemTime) {
+        self.last_ok.insert(source, at);
+        self.last_error.remove(&source);
+    }
+
+    /// Fold a market event.
+    pub fn apply(&mut self, event: &MarketEvent) {
+        match event {
+            MarketEvent::Trading(_, at) => self.record_ok(Source::Trading, *at),
+            MarketEvent::Mark {
+                instrument_id, at, ..
+            } => self.record_ok(Source::Mark(*instrument_id), *at),
+            MarketEvent::Summary(_, at) => self.record_ok(Source::Summary, *at),
+            MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
+            MarketEvent::Failed { source, error, .. } => {
+                self.last_error.insert(*source, error.clone());
+            }
+        }
+    }
+
+    /// How old the source's last good value is (`None`: never succeeded).
+    pub fn age(&self, source: Source, now: SystemTime) -> Option<Duration> {
+        self.last_ok
+            .get(&source)
+            .map(|t| now.duration_since(*t).unwrap_or_default())
+    }
+
+    /// The last error, while the source has not succeeded since.
+    pub fn error(&self, source: Source) -> Option<&str> {
+        self.last_error.get(&source).map(String::as_str)
+    }
+}
