@@ -66,7 +66,18 @@ pub struct Position<'a> {
     pub entry: u64,
 }
 
-impl Position<'_> {
+impl<'a> Position<'a> {
+    /// A position the account already holds, to value at a mark.
+    pub fn held(market: &'a Instrument, p: &crate::protocol::account::Position) -> Self {
+        Self {
+            market,
+            is_long: p.is_long,
+            margin: p.margin,
+            leverage: p.leverage,
+            entry: p.entry_price,
+        }
+    }
+
     pub fn notional(&self) -> u128 {
         self.margin.saturating_mul(u128::from(self.leverage))
     }

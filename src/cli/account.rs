@@ -108,13 +108,7 @@ fn account_json(
                 row["entryPrice"] = price_json(p.entry_price, m.price_scale);
                 row["bustPrice"] = price_json(p.bust_price, m.price_scale);
                 if let Ok(mark) = data.mark(m) {
-                    let q = Position {
-                        market: m,
-                        is_long: p.is_long,
-                        margin: p.margin,
-                        leverage: p.leverage,
-                        entry: p.entry_price,
-                    };
+                    let q = Position::held(m, p);
                     let sc = q.scenario(fee, mark);
                     let distance = i128::from(mark) - i128::from(p.bust_price);
                     row["markPrice"] = price_json(mark, m.price_scale);
@@ -222,13 +216,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
             };
             let (mark_text, dist, pays) = match data.mark(m) {
                 Ok(mark) => {
-                    let q = Position {
-                        market: m,
-                        is_long: p.is_long,
-                        margin: p.margin,
-                        leverage: p.leverage,
-                        entry: p.entry_price,
-                    };
+                    let q = Position::held(m, p);
                     let sc = q.scenario(fee, mark);
                     let d = i128::from(mark) - i128::from(p.bust_price);
                     (

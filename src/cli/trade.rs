@@ -248,13 +248,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             if let Some(m) = data.state.market_by_id(p.instrument_id)
                 && let Ok(mark) = data.mark(m)
             {
-                let q = Position {
-                    market: m,
-                    is_long: p.is_long,
-                    margin: p.margin,
-                    leverage: p.leverage,
-                    entry: p.entry_price,
-                };
+                let q = Position::held(m, p);
                 total += q.scenario(fee, mark).net_pnl(p.margin);
             }
         }

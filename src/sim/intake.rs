@@ -507,11 +507,7 @@ pub fn cancel(engine: &mut Engine, target: B256, body: &Value) -> Result<Accepte
         ));
     }
     let queued = engine.queue.remove(index).expect("index found above");
-    engine.commit(user, |tx| {
-        super::settle::release(tx, &queued.action);
-        tx.remove_operation(target);
-        tx.outcome(target, Outcome::Cancelled);
-    });
+    engine.finish(&queued, Outcome::Cancelled);
     Ok(Accepted {
         intent_id: target,
         action: "cancelIntent".into(),

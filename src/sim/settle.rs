@@ -67,7 +67,8 @@ impl Engine {
         }
     }
 
-    fn finish(&mut self, q: &Queued, outcome: Outcome) {
+    /// End `q` with `outcome`: its reservation released, its operation gone.
+    pub(super) fn finish(&mut self, q: &Queued, outcome: Outcome) {
         let id = q.id;
         self.commit(q.wallet, |tx| {
             release(tx, &q.action);
