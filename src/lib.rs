@@ -2,6 +2,7 @@
 //!
 //! Layers depend downward only: `cli` → `client` → `quote` → `protocol`.
 
+pub mod app;
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -1,0 +1,8 @@
+//! The UI's state and its rules, apart from any terminal: `App` folds network messages and keys;
+//! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
+
+pub mod state;
+pub mod ticket;
+
+pub use state::{App, KeyStatus, Mode, Tab, Toast};
+pub use ticket::{PreTrade, Ticket};

@@ -1,0 +1,269 @@
+//! The UI's whole state, folded from network messages and keys. Pure: no I/O, no async, so every
+//! screen can be built from a fixture and every key sequence tested.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::time::SystemTime;
+
+use alloy_primitives::{Address, B256, U256};
+
+use crate::client::intents::{IntentWatch, Resolution};
+use crate::client::market::{Freshness, MarketEvent, Source};
+use crate::client::stream::StreamEvent;
+use crate::protocol::account::{AccountState, ClosedPosition};
+use crate::protocol::math::OpenFunds;
+use crate::protocol::stats::{RelayerHealth, Summary};
+use crate::protocol::trading::TradingState;
+
+use super::ticket::Ticket;
+
+/// What the session may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Trading with the stored session key against the live exchange.
+    Live,
+    /// Read-only: no key material is loaded.
+    Watch,
+    /// Trading against the embedded simulator.
+    Demo,
+}
+
+impl Mode {
+    pub fn badge(self) -> &'static str {
+        match self {
+            Mode::Live => "LIVE",
+            Mode::Watch => "WATCH",
+            Mode::Demo => "DEMO",
+        }
+    }
+
+    pub fn can_trade(self) -> bool {
+        !matches!(self, Mode::Watch)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Trade,
+    Positions,
+    History,
+    Protocol,
+}
+
+/// A short message shown for a while (outcomes, refusals, notes).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toast {
+    pub text: String,
+    pub error: bool,
+}
+
+/// The session key as the header shows it (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyStatus {
+    pub address: Address,
+    pub backend: &'static str,
+    pub local_expiry: u64,
+}
+
+#[derive(Debug)]
+pub struct App {
+    pub mode: Mode,
+    pub wallet: Option<Address>,
+    pub key: Option<KeyStatus>,
+    pub trading: Option<TradingState>,
+    /// Raw mark per instrument id.
+    pub marks: BTreeMap<u32, u64>,
+    pub summary: Option<Summary>,
+    pub health: Option<RelayerHealth>,
+    pub account: Option<AccountState>,
+    pub freshness: Freshness,
+    /// Closed positions seen on the stream this session, newest first.
+    pub history: VecDeque<ClosedPosition>,
+    pub watch: IntentWatch,
+    pub toasts: VecDeque<Toast>,
+    pub ticket: Ticket,
+    pub tab: Tab,
+    /// Cursor and marked rows in the positions table.
+    pub position_cursor: usize,
+    pub marked: BTreeSet<U256>,
+    pub pending_cursor: usize,
+    /// Something changed since the last frame.
+    pub dirty: bool,
+}
+
+impl App {
+    pub fn new(mode: Mode, wallet: Option<Address>) -> Self {
+        Self {
+            mode,
+            wallet,
+            key: None,
+            trading: None,
+            marks: BTreeMap::new(),
+            summary: None,
+            health: None,
+            account: None,
+            freshness: Freshness::default(),
+            history: VecDeque::new(),
+            watch: IntentWatch::new(),
+            toasts: VecDeque::new(),
+            ticket: Ticket::default(),
+            tab: Tab::Trade,
+            position_cursor: 0,
+            marked: BTreeSet::new(),
+            pending_cursor: 0,
+            dirty: true,
+        }
+    }
+
+    pub fn toast(&mut self, text: impl Into<String>, error: bool) {
+        self.toasts.push_back(Toast {
+            text: crate::text::sanitize_line(&text.into(), 160),
+            error,
+        });
+        while self.toasts.len() > 4 {
+            self.toasts.pop_front();
+        }
+        self.dirty = true;
+    }
+
+    /// Fold a market-data event.
+    pub fn on_market(&mut self, event: MarketEvent) {
+        self.freshness.apply(&event);
+        match event {
+            MarketEvent::Trading(state, _) => {
+                if self.ticket.market >= state.instruments.len() {
+                    self.ticket.market = 0;
+                }
+                self.trading = Some(*state);
+            }
+            MarketEvent::Mark {
+                instrument_id, raw, ..
+            } => {
+                self.marks.insert(instrument_id, raw);
+            }
+            MarketEvent::Summary(s, _) => self.summary = Some(*s),
+            MarketEvent::RelayerHealth(h, _) => self.health = Some(*h),
+            MarketEvent::Failed { .. } => {}
+        }
+        self.dirty = true;
+    }
+
+    /// Fold an account-stream event: state, closed positions into history, outcomes as toasts.
+    pub fn on_stream(&mut self, event: StreamEvent) {
+        for (id, resolution) in self.watch.on_event(&event) {
+            self.toast_outcome(id, &resolution);
+        }
+        match event {
+            StreamEvent::Synced(state) => {
+                self.freshness.record_ok(Source::Account, SystemTime::now());
+                self.account = Some(*state);
+            }
+            StreamEvent::Patched { state, closed, .. } => {
+                self.freshness.record_ok(Source::Account, SystemTime::now());
+                for c in closed {
+                    self.history.push_front(c);
+                }
+                self.history.truncate(500);
+                self.account = Some(*state);
+            }
+            StreamEvent::Alive => self.freshness.record_ok(Source::Account, SystemTime::now()),
+            StreamEvent::Disconnected { reason, .. } => {
+                self.toast(format!("account stream lost: {reason}; resyncing"), true)
+            }
+        }
+        // Keep selections on rows that still exist.
+        let held: BTreeSet<U256> = self.positions().iter().map(|p| p.id).collect();
+        self.marked.retain(|id| held.contains(id));
+        self.position_cursor = self.position_cursor.min(held.len().saturating_sub(1));
+        self.pending_cursor = self.pending_cursor.min(
+            self.account
+                .as_ref()
+                .map_or(0, |a| a.operations.len())
+                .saturating_sub(1),
+        );
+        self.dirty = true;
+    }
+
+    fn toast_outcome(&mut self, id: B256, resolution: &Resolution) {
+        let short = format!("{id:#x}");
+        let short = &short[..10];
+        let error = !matches!(resolution.label(), "succeeded" | "cancelled");
+        self.toast(format!("intent {short}… {}", resolution.label()), error);
+    }
+
+    pub fn positions(&self) -> &[crate::protocol::account::Position] {
+        self.account
+            .as_ref()
+            .map_or(&[], |a| a.open_positions.as_slice())
+    }
+
+    pub fn funds(&self) -> Option<OpenFunds> {
+        self.account.as_ref().map(|a| OpenFunds {
+            available_balance: a.funds.available_balance,
+            available_queued: a.funds.available_queued,
+            debt_room: a.debt_room(),
+        })
+    }
+
+    /// The ticket's market and its mark, when both are known.
+    pub fn ticket_market(&self) -> Option<(&crate::protocol::trading::Instrument, Option<u64>)> {
+        let state = self.trading.as_ref()?;
+        let m = state.instruments.get(self.ticket.market)?;
+        Some((m, self.marks.get(&m.id).copied()))
+    }
+
+    /// Toggle the mark on the highlighted position (Space).
+    pub fn toggle_marked(&mut self) {
+        if let Some(p) = self.positions().get(self.position_cursor).map(|p| p.id) {
+            if !self.marked.remove(&p) {
+                self.marked.insert(p);
+            }
+            self.dirty = true;
+        }
+    }
+
+    /// What `x` closes: the marked rows, else the highlighted one.
+    pub fn close_selection(&self) -> Vec<U256> {
+        if self.marked.is_empty() {
+            self.positions()
+                .get(self.position_cursor)
+                .map(|p| vec![p.id])
+                .unwrap_or_default()
+        } else {
+            self.positions()
+                .iter()
+                .map(|p| p.id)
+                .filter(|id| self.marked.contains(id))
+                .collect()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::account::Frame;
+
+    const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[],"walletRevision":48399562,"queueRevision":"881","balance":"1000000000000000000000","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"1000000000000000000000","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",0,false,false,"832045","10000000000000000000",100,"839965",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
+
+    #[test]
+    fn selection_follows_the_positions() {
+        let mut app = App::new(Mode::Watch, None);
+        let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
+            panic!()
+        };
+        app.on_stream(StreamEvent::Synced(s.clone()));
+        assert_eq!(app.close_selection(), vec![U256::from(411_277u64)]);
+        app.position_cursor = 1;
+        app.toggle_marked();
+        app.position_cursor = 0;
+        app.toggle_marked();
+        assert_eq!(app.close_selection().len(), 2);
+        // One position leaves: its mark goes with it.
+        let mut fewer = s.clone();
+        fewer.open_positions.remove(0);
+        fewer.locked = 10_000_000_000_000_000_000;
+        app.on_stream(StreamEvent::Synced(fewer));
+        assert_eq!(app.close_selection(), vec![U256::from(411_276u64)]);
+        assert!(!app.mode.can_trade());
+    }
+}

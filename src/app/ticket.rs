@@ -1,0 +1,225 @@
+//! The order ticket: market, side, margin (typed), leverage, and the pre-trade panel recomputed
+//! from it on every keystroke. Pure: the numbers are the quote module's, the checks the protocol's.
+
+use crate::protocol::math::{
+    Capacity, OpenCheck, OpenFunds, OpenRejection, check_open, open_capacity,
+};
+use crate::protocol::trading::{Instrument, TradingState};
+use crate::protocol::units::{DecimalError, WAD, parse_scaled};
+use crate::quote::{Position, Scenario, exit_from_move};
+
+/// The largest margin the ticket accepts: $10,000,000 (6 decimals, USDC precision).
+const MAX_MARGIN_MICRO: u128 = 10_000_000 * 1_000_000;
+/// Moves shown in the pre-trade panel, in the position's favour and against it.
+pub const PANEL_MOVES: [&str; 3] = ["0.1", "1", "5"];
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ticket {
+    /// Index into the trading state's instruments.
+    pub market: usize,
+    pub is_long: bool,
+    /// Exactly what was typed.
+    pub margin_text: String,
+    pub leverage: u32,
+    pub use_debt: bool,
+    /// Typing into the margin field.
+    pub editing_margin: bool,
+}
+
+impl Default for Ticket {
+    fn default() -> Self {
+        Self {
+            market: 0,
+            is_long: true,
+            margin_text: "50".into(),
+            leverage: 10,
+            use_debt: false,
+            editing_margin: false,
+        }
+    }
+}
+
+/// The pre-trade panel: everything the confirm dialog will restate.
+#[derive(Debug, Clone)]
+pub struct PreTrade<'a> {
+    pub position: Position<'a>,
+    pub bust: u64,
+    pub validation: Result<(), OpenRejection>,
+    pub capacity: Capacity,
+    /// (signed move text, scenario), adverse first, then the bust, then favourable.
+    pub scenarios: Vec<(String, Scenario)>,
+}
+
+impl Ticket {
+    /// The margin as a wad, or why it is not one.
+    pub fn margin(&self) -> Result<u128, String> {
+        let text = self.margin_text.trim();
+        if text.is_empty() {
+            return Err("enter a margin".into());
+        }
+        match parse_scaled(text, 6) {
+            Ok(0) => Err("margin must be more than $0".into()),
+            Ok(m) if m > MAX_MARGIN_MICRO => Err("margin must be at most $10,000,000".into()),
+            Ok(m) => Ok(m * (WAD / 1_000_000)),
+            Err(DecimalError::TooPrecise(_)) => Err("at most 6 decimals".into()),
+            Err(_) => Err("not a USD amount".into()),
+        }
+    }
+
+    /// Accept a typed character into the margin field (digits, one point, commas ignored).
+    pub fn type_char(&mut self, c: char) {
+        let has_point = self.margin_text.contains('.');
+        if (c.is_ascii_digit() || (c == '.' && !has_point)) && self.margin_text.len() < 16 {
+            self.margin_text.push(c);
+        }
+    }
+
+    pub fn backspace(&mut self) {
+        self.margin_text.pop();
+    }
+
+    /// Leverage up or down by `delta`, kept within 1..=`ceiling`.
+    pub fn nudge_leverage(&mut self, delta: i64, ceiling: u32) {
+        let next = (i64::from(self.leverage) + delta).clamp(1, i64::from(ceiling.max(1)));
+        self.leverage = next as u32;
+    }
+
+    pub fn next_market(&mut self, count: usize) {
+        if count > 0 {
+            self.market = (self.market + 1) % count;
+        }
+    }
+
+    /// Recompute the panel at `mark` against `state` and the account's `funds`.
+    pub fn preview<'a>(
+        &self,
+        state: &'a TradingState,
+        mark: u64,
+        funds: Option<OpenFunds>,
+    ) -> Result<PreTrade<'a>, String> {
+        let market: &Instrument = state.instruments.get(self.market).ok_or("no such market")?;
+        let margin = self.margin()?;
+        let leverage = self.leverage.min(state.leverage_ceiling(market)).max(1);
+        let position = Position {
+            market,
+            is_long: self.is_long,
+            margin,
+            leverage,
+            entry: mark,
+        };
+        let bust = position.bust();
+        let validation = check_open(&OpenCheck {
+            state,
+            market,
+            is_long: self.is_long,
+            margin,
+            leverage,
+            use_debt: self.use_debt,
+            mark: Some(mark),
+            funds,
+        });
+        let capacity = open_capacity(
+            state,
+            market,
+            self.is_long,
+            leverage,
+            self.use_debt,
+            Some(mark),
+            funds,
+        );
+        let fee = state.win_fee_rate();
+        let mut scenarios = Vec::new();
+        for pct in PANEL_MOVES.iter().rev() {
+            let adverse = if self.is_long {
+                format!("-{pct}")
+            } else {
+                (*pct).to_string()
+            };
+            if let Ok(exit) = exit_from_move(mark, &adverse) {
+                scenarios.push((format!("-{pct}%"), position.scenario(fee, exit)));
+            }
+        }
+        scenarios.push(("bust".into(), position.scenario(fee, bust)));
+        for pct in PANEL_MOVES {
+            let favourable = if self.is_long {
+                pct.to_string()
+            } else {
+                format!("-{pct}")
+            };
+            if let Ok(exit) = exit_from_move(mark, &favourable) {
+                scenarios.push((format!("+{pct}%"), position.scenario(fee, exit)));
+            }
+        }
+        Ok(PreTrade {
+            position,
+            bust,
+            validation,
+            capacity,
+            scenarios,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> TradingState {
+        TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap()
+    }
+
+    #[test]
+    fn typing_and_nudging() {
+        let mut t = Ticket {
+            margin_text: String::new(),
+            ..Ticket::default()
+        };
+        for c in "1a2.5.0x".chars() {
+            t.type_char(c);
+        }
+        assert_eq!(t.margin_text, "12.50");
+        assert_eq!(t.margin().unwrap(), 12_500_000_000_000_000_000);
+        t.backspace();
+        t.backspace();
+        t.backspace();
+        assert_eq!(t.margin_text, "12");
+        t.nudge_leverage(-100, 1000);
+        assert_eq!(t.leverage, 1);
+        t.nudge_leverage(5000, 1000);
+        assert_eq!(t.leverage, 1000);
+        t.margin_text = "0.0000001".into();
+        assert_eq!(t.margin().unwrap_err(), "at most 6 decimals");
+        t.margin_text.clear();
+        assert!(t.margin().is_err());
+    }
+
+    #[test]
+    fn the_panel_is_the_quote() {
+        let s = state();
+        let t = Ticket {
+            margin_text: "100".into(),
+            leverage: 500,
+            ..Ticket::default()
+        };
+        let p = t.preview(&s, 828_003, None).unwrap();
+        assert_eq!(p.bust, 826_740);
+        assert!(p.validation.is_ok());
+        assert_eq!(p.scenarios.len(), 7);
+        assert_eq!(p.scenarios[3].0, "bust");
+        assert!(p.scenarios[3].1.liquidated);
+        assert!(p.scenarios[6].1.net_pnl(p.position.margin) > 0);
+        let small = Ticket {
+            margin_text: "5".into(),
+            ..t
+        };
+        assert_eq!(
+            small
+                .preview(&s, 828_003, None)
+                .unwrap()
+                .validation
+                .unwrap_err()
+                .code(),
+            "margin_below_minimum"
+        );
+    }
+}
