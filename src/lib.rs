@@ -13,3 +13,4 @@ pub mod protocol;
 pub mod quote;
 pub mod sim;
 pub mod text;
+pub mod ui;

@@ -150,6 +150,14 @@ impl Ticket {
                 scenarios.push((format!("+{pct}%"), position.scenario(fee, exit)));
             }
         }
+        // From the worst exit to the best, whatever the side.
+        scenarios.sort_by_key(|(_, s)| {
+            if self.is_long {
+                i128::from(s.exit)
+            } else {
+                -i128::from(s.exit)
+            }
+        });
         Ok(PreTrade {
             position,
             bust,
@@ -205,8 +213,13 @@ mod tests {
         assert_eq!(p.bust, 826_740);
         assert!(p.validation.is_ok());
         assert_eq!(p.scenarios.len(), 7);
-        assert_eq!(p.scenarios[3].0, "bust");
-        assert!(p.scenarios[3].1.liquidated);
+        // Worst to best: at 500x the bust lies between -0.1% and -1%.
+        let labels: Vec<&str> = p.scenarios.iter().map(|(l, _)| l.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["-5%", "-1%", "bust", "-0.1%", "+0.1%", "+1%", "+5%"]
+        );
+        assert!(p.scenarios[2].1.liquidated);
         assert!(p.scenarios[6].1.net_pnl(p.position.margin) > 0);
         let small = Ticket {
             margin_text: "5".into(),

@@ -5,8 +5,6 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use crate::protocol::units::{group_thousands, price_text, usd_text};
-
 /// A command's failure, shaped for a person or a program.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
@@ -89,33 +87,10 @@ pub fn print_json(value: &Value) {
     );
 }
 
-/// A signed wad as dollars for a person: `-$1,234.57`.
-pub fn usd(wad: i128) -> String {
-    usd_text(wad)
-}
-
-/// As [`usd`] with an explicit `+` on gains.
-pub fn usd_signed(wad: i128) -> String {
-    let text = usd(wad);
-    if wad > 0 && text != "$0.00" {
-        format!("+{text}")
-    } else {
-        text
-    }
-}
-
-/// A raw price for a person, at the market's own precision, grouped.
-pub fn price(raw: u64, price_scale: u64) -> String {
-    let decimals = crate::protocol::units::scale_decimals(price_scale).unwrap_or(0);
-    let exact = price_text(raw, price_scale);
-    // Pad to the market's precision so columns line up (82674 → 82,674.0).
-    let padded = match exact.split_once('.') {
-        Some((i, f)) => format!("{i}.{f:0<width$}", width = decimals as usize),
-        None if decimals > 0 => format!("{exact}.{}", "0".repeat(decimals as usize)),
-        None => exact,
-    };
-    group_thousands(&padded)
-}
+/// Human formatting lives with the units, so the CLI and the terminal UI show the same text.
+pub use crate::protocol::units::{
+    price_display as price, usd_signed_text as usd_signed, usd_text as usd,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {

@@ -223,6 +223,28 @@ pub fn usd_text(wad: i128) -> String {
     }
 }
 
+/// As [`usd_text`] with an explicit `+` on gains: `+$36.25`.
+pub fn usd_signed_text(wad: i128) -> String {
+    let text = usd_text(wad);
+    if wad > 0 && text != "$0.00" {
+        format!("+{text}")
+    } else {
+        text
+    }
+}
+
+/// A raw price for a person, padded to the market's precision and grouped (`82,674.0`).
+pub fn price_display(raw: u64, price_scale: u64) -> String {
+    let decimals = scale_decimals(price_scale).unwrap_or(0) as usize;
+    let exact = price_text(raw, price_scale);
+    let padded = match exact.split_once('.') {
+        Some((i, f)) => format!("{i}.{f:0<decimals$}"),
+        None if decimals > 0 => format!("{exact}.{}", "0".repeat(decimals)),
+        None => exact,
+    };
+    group_thousands(&padded)
+}
+
 /// A raw price at `price_scale` → exact decimal text (`826740` at 10 → `"82674"`).
 pub fn price_text(raw: u64, price_scale: u64) -> String {
     format_scaled(

@@ -6,4 +6,5 @@ mod sim;
 mod simkit;
 mod support;
 mod trading;
+mod ui;
 mod vectors;

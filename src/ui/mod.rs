@@ -1,0 +1,483 @@
+//! Drawing: a pure function of `App` onto a ratatui frame. Nothing here reads the network or
+//! the clock except through `App` and the `now` it is given.
+
+pub mod theme;
+
+use std::time::{Duration, SystemTime};
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
+
+use crate::app::{App, Tab};
+use crate::client::market::Source;
+use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
+use crate::quote::{Position, percent_text};
+use crate::text::sanitize_line;
+use theme::Theme;
+
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+/// A source older than this many seconds is shown as stale.
+const STALE_AFTER: Duration = Duration::from_secs(30);
+
+fn short(address: &alloy_primitives::Address) -> String {
+    let full = format!("{address:#x}");
+    format!("{}…{}", &full[..6], &full[full.len() - 4..])
+}
+
+fn age_text(age: Option<Duration>) -> String {
+    match age {
+        None => "—".into(),
+        Some(a) if a.as_secs() < 60 => format!("{}s", a.as_secs()),
+        Some(a) => format!("{}m", a.as_secs() / 60),
+    }
+}
+
+/// Draw the whole screen.
+pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = format!(
+            "The terminal is {}x{}; papertrade-tui needs at least {MIN_WIDTH}x{MIN_HEIGHT}. Enlarge it or press q to quit.",
+            area.width, area.height
+        );
+        frame.render_widget(Paragraph::new(msg).wrap(Wrap { trim: true }), area);
+        return;
+    }
+    let [header, tabs, body, footer] = Layout::vertical([
+        Constraint::Length(2),
+        Constraint::Length(1),
+        Constraint::Min(10),
+        Constraint::Length(2),
+    ])
+    .areas(area);
+    draw_header(frame, header, app, theme, now);
+    draw_tabs(frame, tabs, app, theme);
+    match app.tab {
+        Tab::Trade => draw_trade(frame, body, app, theme),
+        Tab::Positions => draw_positions(frame, body, app, theme),
+        Tab::History => draw_history(frame, body, app, theme),
+        Tab::Protocol => draw_protocol(frame, body, app, theme),
+    }
+    draw_footer(frame, footer, app, theme);
+}
+
+fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
+    let mut markets = vec![Span::styled(
+        format!(" {} ", app.mode.badge()),
+        theme.badge(),
+    )];
+    if let Some(state) = &app.trading {
+        if state.trading_paused {
+            markets.push(Span::styled(" TRADING PAUSED ", theme.warn()));
+        }
+        for m in &state.instruments {
+            let mark = app
+                .marks
+                .get(&m.id)
+                .map(|r| price(*r, m.price_scale))
+                .unwrap_or_else(|| "—".into());
+            let status = m.status(state.trading_paused);
+            let flag = match status.label() {
+                "active" => String::new(),
+                other => format!(" [{other}]"),
+            };
+            markets.push(Span::raw(format!(" {} {mark}{flag} ", m.symbol)));
+        }
+    }
+    if let Some(h) = &app.health {
+        let (text, style) = if h.is_ready() {
+            ("relayer ready", theme.dim())
+        } else {
+            ("RELAYER NOT READY", theme.warn())
+        };
+        markets.push(Span::styled(format!("│ {text}"), style));
+    }
+    let mut account = Vec::new();
+    match (&app.wallet, &app.account) {
+        (Some(w), Some(a)) => {
+            let queued = if a.queued > 0 {
+                format!(" queued {}", usd_text(signed(a.queued)))
+            } else {
+                String::new()
+            };
+            account.push(Span::raw(format!(
+                " {} bal {} avail {}{queued} ",
+                short(w),
+                usd_text(signed(a.balance)),
+                usd_text(signed(a.funds.available_balance)),
+            )));
+        }
+        (Some(w), None) => account.push(Span::raw(format!(" {} (syncing…) ", short(w)))),
+        _ => {}
+    }
+    if let Some(k) = &app.key {
+        let left = k.local_expiry.saturating_sub(
+            now.duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+        );
+        let style = if left < 3600 {
+            theme.warn()
+        } else {
+            theme.dim()
+        };
+        account.push(Span::styled(format!("│ key {}d ", left / 86_400), style));
+    }
+    let stream_age = app.freshness.age(Source::Account, now);
+    let poll_age = app.freshness.age(Source::Trading, now);
+    let stale = |a: Option<Duration>| a.is_none_or(|a| a > STALE_AFTER);
+    let style = if stale(stream_age) || stale(poll_age) {
+        theme.warn()
+    } else {
+        theme.dim()
+    };
+    account.push(Span::styled(
+        format!(
+            "│ stream {} poll {}",
+            age_text(stream_age),
+            age_text(poll_age)
+        ),
+        style,
+    ));
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(markets), Line::from(account)]),
+        area,
+    );
+}
+
+fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let tabs = [
+        (Tab::Trade, "1 Trade"),
+        (Tab::Positions, "2 Positions"),
+        (Tab::History, "3 History"),
+        (Tab::Protocol, "4 Protocol"),
+    ];
+    let spans: Vec<Span> = tabs
+        .iter()
+        .map(|(t, label)| {
+            let style = if *t == app.tab {
+                theme.selected()
+            } else {
+                theme.text()
+            };
+            Span::styled(format!(" {label} "), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+fn draw_trade(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let [left, ticket] =
+        Layout::horizontal([Constraint::Min(30), Constraint::Length(40)]).areas(area);
+    draw_ticket(frame, ticket, app, theme);
+    draw_positions(frame, left, app, theme);
+}
+
+fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Order ticket ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let t = &app.ticket;
+    let Some((market, mark)) = app.ticket_market() else {
+        frame.render_widget(Paragraph::new("waiting for market data…"), inner);
+        return;
+    };
+    let side = if t.is_long {
+        Span::styled("▲ LONG", theme.gain())
+    } else {
+        Span::styled("▼ SHORT", theme.loss())
+    };
+    let cursor = if t.editing_margin { "▏" } else { "" };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(format!("{} ", market.symbol), theme.title()),
+            side,
+            Span::raw(format!("  {}x", t.leverage)),
+        ]),
+        Line::from(format!("margin ${}{cursor}", t.margin_text)),
+    ];
+    if !app.mode.can_trade() {
+        lines.push(Line::styled(
+            "read-only (watch): trading keys are off",
+            theme.warn(),
+        ));
+    }
+    let Some(mark) = mark else {
+        lines.push(Line::from("no mark yet"));
+        frame.render_widget(Paragraph::new(lines), inner);
+        return;
+    };
+    let Some(state) = &app.trading else { return };
+    match t.preview(state, mark, app.funds()) {
+        Err(e) => lines.push(Line::styled(e, theme.warn())),
+        Ok(p) => {
+            lines.push(Line::from(format!(
+                "notional {} · entry ≈ {}",
+                usd_text(signed(p.position.notional())),
+                price(mark, market.price_scale)
+            )));
+            lines.push(Line::from(format!(
+                "bust {} ({}% away)",
+                price(p.bust, market.price_scale),
+                percent_text(i128::from(mark.abs_diff(p.bust)), u128::from(mark), 3)
+            )));
+            lines.push(match &p.validation {
+                Ok(()) => Line::styled("✓ passes the open checks", theme.gain()),
+                Err(r) => Line::styled(format!("✗ {r}"), theme.loss()),
+            });
+            lines.push(Line::styled(
+                format!(
+                    "max margin {} ({})",
+                    usd_text(signed(p.capacity.max_margin)),
+                    p.capacity.limit.label()
+                ),
+                theme.dim(),
+            ));
+            lines.push(Line::from("a close pays, after all fees:"));
+            for (label, s) in &p.scenarios {
+                let net = s.net_pnl(p.position.margin);
+                let note = if s.liquidated { " liq" } else { "" };
+                lines.push(Line::from(vec![
+                    Span::raw(format!(
+                        " {label:>5} {:>10} ",
+                        price(s.exit, market.price_scale)
+                    )),
+                    Span::styled(
+                        format!("{:>11}{note}", usd_signed_text(net)),
+                        theme.signed(net),
+                    ),
+                ]));
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    // Beside the ticket on a narrow terminal only the essentials fit.
+    let compact = area.width < 70;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(" Positions ({}) ", app.positions().len()));
+    let Some(state) = &app.trading else {
+        frame.render_widget(
+            Paragraph::new("waiting for market data…").block(block),
+            area,
+        );
+        return;
+    };
+    if app.positions().is_empty() {
+        frame.render_widget(Paragraph::new("no open positions").block(block), area);
+        return;
+    }
+    let fee = state.win_fee_rate();
+    let rows: Vec<Row> = app
+        .positions()
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let m = state.market_by_id(p.instrument_id)?;
+            let mark = app.marks.get(&m.id).copied();
+            let (pays, risk, style) = match mark {
+                Some(mark) => {
+                    let sc = Position::held(m, p).scenario(fee, mark);
+                    let net = sc.net_pnl(p.margin);
+                    let risk = crate::protocol::math::risk_bps(
+                        p.entry_price,
+                        p.bust_price,
+                        mark,
+                        p.is_long,
+                    );
+                    (usd_signed_text(net), risk_bar(risk), theme.signed(net))
+                }
+                None => ("—".into(), String::new(), theme.text()),
+            };
+            let mark_flag = if app.marked.contains(&p.id) {
+                "●"
+            } else {
+                " "
+            };
+            let side = format!("{} {}", m.symbol, if p.is_long { "▲L" } else { "▼S" });
+            let cells = if compact {
+                vec![
+                    Cell::from(format!("{mark_flag}{}", p.id)),
+                    Cell::from(side),
+                    Cell::from(format!("{}x", p.leverage)),
+                    Cell::from(pays).style(style),
+                ]
+            } else {
+                vec![
+                    Cell::from(format!("{mark_flag}{}", p.id)),
+                    Cell::from(side),
+                    Cell::from(format!("{}x", p.leverage)),
+                    Cell::from(usd_text(signed(p.margin))),
+                    Cell::from(price(p.entry_price, m.price_scale)),
+                    Cell::from(price(p.bust_price, m.price_scale)),
+                    Cell::from(pays).style(style),
+                    Cell::from(risk),
+                ]
+            };
+            let row = Row::new(cells);
+            Some(if i == app.position_cursor && app.tab == Tab::Positions {
+                row.style(theme.selected())
+            } else {
+                row
+            })
+        })
+        .collect();
+    let (widths, header) = if compact {
+        (
+            vec![
+                Constraint::Length(8),
+                Constraint::Length(7),
+                Constraint::Length(6),
+                Constraint::Min(9),
+            ],
+            Row::new(["ID", "MKT", "LEV", "CLOSE PAYS"]),
+        )
+    } else {
+        (
+            vec![
+                Constraint::Length(8),
+                Constraint::Length(7),
+                Constraint::Length(5),
+                Constraint::Length(9),
+                Constraint::Length(10),
+                Constraint::Length(10),
+                Constraint::Length(10),
+                Constraint::Min(10),
+            ],
+            Row::new([
+                "ID", "MKT", "LEV", "MARGIN", "ENTRY", "BUST", "PAYS NOW", "RISK",
+            ]),
+        )
+    };
+    let header = header.style(theme.title());
+    frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+}
+
+/// A five-cell bar of how far the mark has gone toward bust.
+fn risk_bar(bps: u32) -> String {
+    let filled = (bps as usize * 5).div_ceil(10_000).min(5);
+    format!(
+        "{}{} {:>3}%",
+        "█".repeat(filled),
+        "░".repeat(5 - filled),
+        bps / 100
+    )
+}
+
+fn draw_history(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" History (this session) ");
+    if app.history.is_empty() {
+        frame.render_widget(Paragraph::new("no closed positions yet").block(block), area);
+        return;
+    }
+    let symbol = |id: u32| {
+        app.trading
+            .as_ref()
+            .and_then(|s| s.market_by_id(id))
+            .map(|m| m.symbol.clone())
+            .unwrap_or_default()
+    };
+    let rows: Vec<Row> = app
+        .history
+        .iter()
+        .map(|c| {
+            Row::new(vec![
+                Cell::from(c.id.to_string()),
+                Cell::from(format!(
+                    "{} {}",
+                    symbol(c.instrument_id),
+                    if c.is_long { "▲L" } else { "▼S" }
+                )),
+                Cell::from(format!("{}x", c.leverage)),
+                Cell::from(usd_signed_text(c.net_pnl)).style(theme.signed(c.net_pnl)),
+                Cell::from(if c.liquidated { "liquidated" } else { "closed" }),
+                Cell::from(crate::protocol::units::wad_text(signed(c.paper_minted), 2)),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(8),
+        Constraint::Length(7),
+        Constraint::Length(6),
+        Constraint::Length(12),
+        Constraint::Length(11),
+        Constraint::Min(8),
+    ];
+    let header = Row::new(["ID", "MKT", "LEV", "NET PNL", "", "PAPER"]).style(theme.title());
+    frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+}
+
+fn draw_protocol(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let block = Block::default().borders(Borders::ALL).title(" Protocol ");
+    let mut lines = Vec::new();
+    match &app.summary {
+        Some(s) => {
+            lines.push(Line::from(format!(
+                "TVL {}   LP {}",
+                usd_text(signed(s.balances.tvl)),
+                usd_text(s.balances.lp)
+            )));
+            lines.push(Line::from(format!(
+                "volume {}   fees {}   payout queue {}",
+                usd_text(signed(s.activity.volume)),
+                usd_text(signed(s.fees.lifetime)),
+                usd_text(signed(s.balances.queue))
+            )));
+            lines.push(Line::from(format!("open positions {}", s.activity.open)));
+        }
+        None => lines.push(Line::styled("summary not loaded yet", theme.dim())),
+    }
+    if let Some(h) = &app.health {
+        lines.push(Line::from(format!(
+            "relayer {}",
+            if h.is_ready() { "ready" } else { "NOT READY" }
+        )));
+        if let Some(notices) = h.extra.get("notices").and_then(|n| n.as_array()) {
+            for n in notices.iter().take(5) {
+                let text =
+                    |k: &str| sanitize_line(n.get(k).and_then(|v| v.as_str()).unwrap_or(""), 120);
+                lines.push(Line::styled(
+                    format!(
+                        "notice [{}] {}: {}",
+                        text("level"),
+                        text("title"),
+                        text("body")
+                    ),
+                    theme.warn(),
+                ));
+            }
+        }
+    }
+    frame.render_widget(
+        Paragraph::new(lines).block(block).wrap(Wrap { trim: true }),
+        area,
+    );
+}
+
+fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let toast = app
+        .toasts
+        .back()
+        .map(|t| {
+            Line::styled(
+                t.text.clone(),
+                if t.error { theme.loss() } else { theme.gain() },
+            )
+        })
+        .unwrap_or_default();
+    let hints = Line::styled(
+        "B/S side · / margin · M mkt · [ ] lev · ⏎ review · 1-4 tabs · ? help · q quit",
+        theme.dim(),
+    );
+    frame.render_widget(Paragraph::new(vec![toast, hints]), area);
+}

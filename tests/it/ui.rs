@@ -1,0 +1,131 @@
+//! The screens, drawn from fixture state onto a test backend and compared with committed
+//! snapshots at 80x24 and 120x40.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use papertrade_tui::app::{App, KeyStatus, Mode, Tab};
+use papertrade_tui::client::market::{MarketEvent, Source};
+use papertrade_tui::client::stream::StreamEvent;
+use papertrade_tui::protocol::account::{ClosedPosition, Frame};
+use papertrade_tui::protocol::trading::TradingState;
+use papertrade_tui::ui::{draw, theme::Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+
+const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[["0x3f531f402502754977d21725fa31bfaacbed3562","1794285240"]],"walletRevision":48399562,"queueRevision":"881","balance":"234249163328500998503","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"234249163328500998503","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",0,false,false,"832045","10000000000000000000",100,"839965",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
+
+fn now() -> SystemTime {
+    UNIX_EPOCH + Duration::from_secs(1_791_862_900)
+}
+
+fn fixture(mode: Mode) -> App {
+    let wallet = "0xa9f28db0543b215eb2705740f10258c3d000cefd"
+        .parse()
+        .unwrap();
+    let mut app = App::new(mode, Some(wallet));
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    let t = now() - Duration::from_secs(2);
+    app.on_market(MarketEvent::Trading(Box::new(state), t));
+    app.on_market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_105,
+        at: t,
+    });
+    app.on_market(MarketEvent::Mark {
+        instrument_id: 1,
+        raw: 250_001,
+        at: t,
+    });
+    let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
+        panic!()
+    };
+    app.on_stream(StreamEvent::Synced(s));
+    app.freshness
+        .record_ok(Source::Account, now() - Duration::from_secs(1));
+    app.history.push_front(ClosedPosition {
+        id: alloy_primitives::U256::from(411_270u64),
+        instrument_id: 0,
+        is_long: true,
+        margin: 10_000_000_000_000_000_000,
+        leverage: 100,
+        liquidated: false,
+        net_pnl: -108_141_232_449_579_150,
+        paper_minted: 2_766_363_925_334_821_349,
+    });
+    if mode != Mode::Watch {
+        app.key = Some(KeyStatus {
+            address: "0x3f531f402502754977d21725fa31bfaacbed3562"
+                .parse()
+                .unwrap(),
+            backend: "keystore",
+            local_expiry: 1_794_285_240,
+        });
+    }
+    app.ticket.margin_text = "100".into();
+    app.ticket.leverage = 500;
+    app.toast("intent 0x71a9f6c0… succeeded", false);
+    app
+}
+
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal
+        .draw(|f| draw(f, app, &Theme::plain(), now()))
+        .unwrap();
+    let buffer = terminal.backend().buffer();
+    (0..height)
+        .map(|y| {
+            let line: String = (0..width)
+                .map(|x| buffer[(x, y)].symbol().to_string())
+                .collect();
+            line.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn every_tab_at_both_sizes() {
+    for (tab, name) in [
+        (Tab::Trade, "trade"),
+        (Tab::Positions, "positions"),
+        (Tab::History, "history"),
+        (Tab::Protocol, "protocol"),
+    ] {
+        let mut app = fixture(Mode::Demo);
+        app.tab = tab;
+        for (w, h) in [(80, 24), (120, 40)] {
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(&app, w, h));
+        }
+    }
+}
+
+#[test]
+fn watch_mode_says_it_is_read_only() {
+    let app = fixture(Mode::Watch);
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("WATCH"));
+    assert!(s.contains("read-only (watch)"));
+}
+
+#[test]
+fn a_small_terminal_gets_a_message_not_a_broken_layout() {
+    let app = fixture(Mode::Demo);
+    let s = screen(&app, 60, 20);
+    assert!(s.contains("needs at least 80x24"), "{s}");
+}
+
+#[test]
+fn the_ticket_shows_the_exact_quote() {
+    let app = fixture(Mode::Demo);
+    let s = screen(&app, 120, 40);
+    // 500x long at 83,010.5: the bust is §5.2's, the same number the quote command prints.
+    let buffer = TradingState::decode(include_str!("../../assets/trading_mainnet.json"))
+        .unwrap()
+        .instruments[0]
+        .bust_buffer;
+    let bust = papertrade_tui::protocol::math::bust_price(830_105, 500, true, buffer);
+    assert_eq!(bust, 828_839);
+    assert!(s.contains("notional $50,000.00"), "{s}");
+    assert!(s.contains("bust 82,883.9 (0.153% away)"), "{s}");
+}
