@@ -1,8 +1,10 @@
 //! The UI's state and its rules, apart from any terminal: `App` folds network messages and keys;
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
+pub mod keys;
 pub mod state;
 pub mod ticket;
 
-pub use state::{App, KeyStatus, Mode, Tab, Toast};
+pub use keys::{Action, COMMANDS, Effect, action};
+pub use state::{App, Dialog, KeyStatus, Mode, Tab, Toast};
 pub use ticket::{PreTrade, Ticket};

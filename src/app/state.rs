@@ -49,6 +49,42 @@ pub enum Tab {
     Protocol,
 }
 
+impl Tab {
+    pub fn next(self) -> Self {
+        match self {
+            Tab::Trade => Tab::Positions,
+            Tab::Positions => Tab::History,
+            Tab::History => Tab::Protocol,
+            Tab::Protocol => Tab::Trade,
+        }
+    }
+}
+
+/// What a confirm dialog restates; confirming signs exactly this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Dialog {
+    Open {
+        instrument_id: u32,
+        symbol: String,
+        price_scale: u64,
+        is_long: bool,
+        /// wad
+        margin: u128,
+        leverage: u32,
+        use_debt: bool,
+        /// The mark at review; it fills at the mark when processed.
+        mark: u64,
+        bust: u64,
+    },
+    Close {
+        ids: Vec<U256>,
+    },
+    Cancel {
+        intent_id: B256,
+        action: String,
+    },
+}
+
 /// A short message shown for a while (outcomes, refusals, notes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toast {
@@ -86,6 +122,10 @@ pub struct App {
     pub position_cursor: usize,
     pub marked: BTreeSet<U256>,
     pub pending_cursor: usize,
+    /// The cursor is in the pending list (below the positions).
+    pub pending_focus: bool,
+    pub dialog: Option<Dialog>,
+    pub help: bool,
     /// Something changed since the last frame.
     pub dirty: bool,
 }
@@ -110,7 +150,140 @@ impl App {
             position_cursor: 0,
             marked: BTreeSet::new(),
             pending_cursor: 0,
+            pending_focus: false,
+            dialog: None,
+            help: false,
             dirty: true,
+        }
+    }
+
+    /// Apply a key's action; the effects the runtime must carry out (signing, quitting).
+    pub fn update(&mut self, action: super::keys::Action) -> Vec<super::keys::Effect> {
+        use super::keys::{Action, Effect};
+        self.dirty = true;
+        let ceiling = self
+            .ticket_market()
+            .and_then(|(m, _)| self.trading.as_ref().map(|s| s.leverage_ceiling(m)))
+            .unwrap_or(1000);
+        match action {
+            Action::Quit => return vec![Effect::Quit],
+            Action::Side(long) => self.ticket.is_long = long,
+            Action::FocusMargin => {
+                self.tab = Tab::Trade;
+                self.ticket.editing_margin = true;
+            }
+            Action::NextMarket => {
+                let count = self.trading.as_ref().map_or(0, |s| s.instruments.len());
+                self.ticket.next_market(count);
+                let ceiling = self
+                    .ticket_market()
+                    .and_then(|(m, _)| self.trading.as_ref().map(|s| s.leverage_ceiling(m)))
+                    .unwrap_or(1000);
+                self.ticket.nudge_leverage(0, ceiling);
+            }
+            Action::Leverage(d) => self.ticket.nudge_leverage(d, ceiling),
+            Action::Tab(t) => {
+                self.tab = t;
+                self.pending_focus = false;
+            }
+            Action::ToggleHelp => self.help = !self.help,
+            Action::Escape => {
+                if self.dialog.take().is_none() && !std::mem::take(&mut self.help) {
+                    self.ticket.editing_margin = false;
+                }
+            }
+            Action::Up => self.move_cursor(-1),
+            Action::Down => self.move_cursor(1),
+            Action::ToggleMark => self.toggle_marked(),
+            Action::Type(c) => self.ticket.type_char(c),
+            Action::Backspace => self.ticket.backspace(),
+            Action::Confirm => {
+                if let Some(d) = self.dialog.take() {
+                    return vec![Effect::Submit(d)];
+                }
+            }
+            Action::Review | Action::CloseSelected | Action::CancelPending
+                if !self.mode.can_trade() =>
+            {
+                self.toast(
+                    "watch mode is read-only: no key is loaded, nothing can be signed",
+                    true,
+                );
+            }
+            Action::Review => {
+                self.ticket.editing_margin = false;
+                match self.review() {
+                    Ok(d) => self.dialog = Some(d),
+                    Err(why) => self.toast(why, true),
+                }
+            }
+            Action::CloseSelected => {
+                let ids = self.close_selection();
+                if ids.is_empty() {
+                    self.toast("no position selected", true);
+                } else {
+                    self.dialog = Some(Dialog::Close { ids });
+                }
+            }
+            Action::CancelPending => {
+                let op = self
+                    .account
+                    .as_ref()
+                    .and_then(|a| a.operations.get(self.pending_cursor));
+                match op {
+                    Some(op) => {
+                        self.dialog = Some(Dialog::Cancel {
+                            intent_id: op.intent_id,
+                            action: op.action.clone(),
+                        })
+                    }
+                    None => self.toast("no pending intent selected", true),
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The open the ticket describes, if the checks pass now.
+    fn review(&self) -> Result<Dialog, String> {
+        let state = self.trading.as_ref().ok_or("no market data yet")?;
+        let (market, mark) = self.ticket_market().ok_or("no market selected")?;
+        let mark = mark.ok_or_else(|| format!("no mark for {} yet", market.symbol))?;
+        let p = self.ticket.preview(state, mark, self.funds())?;
+        p.validation
+            .map_err(|r| format!("the relayer would refuse it: {r}"))?;
+        Ok(Dialog::Open {
+            instrument_id: market.id,
+            symbol: market.symbol.clone(),
+            price_scale: market.price_scale,
+            is_long: self.ticket.is_long,
+            margin: p.position.margin,
+            leverage: p.position.leverage,
+            use_debt: self.ticket.use_debt,
+            mark,
+            bust: p.bust,
+        })
+    }
+
+    fn move_cursor(&mut self, delta: i64) {
+        let positions = self.positions().len();
+        let pending = self.account.as_ref().map_or(0, |a| a.operations.len());
+        if self.pending_focus {
+            let next = self.pending_cursor as i64 + delta;
+            if next < 0 {
+                self.pending_focus = false;
+                self.position_cursor = positions.saturating_sub(1);
+            } else {
+                self.pending_cursor = (next as usize).min(pending.saturating_sub(1));
+            }
+        } else {
+            let next = self.position_cursor as i64 + delta;
+            if next >= positions as i64 && pending > 0 {
+                self.pending_focus = true;
+                self.pending_cursor = 0;
+            } else {
+                self.position_cursor = next.clamp(0, positions.saturating_sub(1) as i64) as usize;
+            }
         }
     }
 

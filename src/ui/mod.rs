@@ -57,11 +57,142 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     draw_tabs(frame, tabs, app, theme);
     match app.tab {
         Tab::Trade => draw_trade(frame, body, app, theme),
-        Tab::Positions => draw_positions(frame, body, app, theme),
+        Tab::Positions => {
+            let pending = app.account.as_ref().map_or(0, |a| a.operations.len()) as u16;
+            let [top, bottom] = Layout::vertical([
+                Constraint::Min(5),
+                Constraint::Length((pending + 3).min(10)),
+            ])
+            .areas(body);
+            draw_positions(frame, top, app, theme);
+            draw_pending(frame, bottom, app, theme, now);
+        }
         Tab::History => draw_history(frame, body, app, theme),
         Tab::Protocol => draw_protocol(frame, body, app, theme),
     }
     draw_footer(frame, footer, app, theme);
+    if let Some(dialog) = &app.dialog {
+        draw_dialog(frame, area, dialog, theme);
+    } else if app.help {
+        draw_help(frame, area, theme);
+    }
+}
+
+/// A centred box of `width`×`height` inside `area`, cleared.
+fn overlay(frame: &mut Frame, area: Rect, width: u16, height: u16, title: &str) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    let rect = Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    );
+    frame.render_widget(ratatui::widgets::Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(" {title} "));
+    let inner = block.inner(rect);
+    frame.render_widget(block, rect);
+    inner
+}
+
+fn draw_dialog(frame: &mut Frame, area: Rect, dialog: &crate::app::Dialog, theme: &Theme) {
+    use crate::app::Dialog;
+    let mut lines = Vec::new();
+    let title = match dialog {
+        Dialog::Open {
+            symbol,
+            price_scale,
+            is_long,
+            margin,
+            leverage,
+            use_debt,
+            mark,
+            bust,
+            ..
+        } => {
+            let notional = margin.saturating_mul(u128::from(*leverage));
+            lines.push(Line::styled(
+                format!(
+                    "OPEN {} {symbol} {leverage}x",
+                    if *is_long { "▲ LONG" } else { "▼ SHORT" }
+                ),
+                theme.title(),
+            ));
+            lines.push(Line::from(format!(
+                "margin {} (exactly {} USD){}",
+                usd_text(signed(*margin)),
+                crate::protocol::units::format_scaled(*margin, 18),
+                if *use_debt {
+                    " from the queued balance"
+                } else {
+                    ""
+                }
+            )));
+            lines.push(Line::from(format!(
+                "notional {}",
+                usd_text(signed(notional))
+            )));
+            lines.push(Line::from(format!(
+                "entry ≈ {} (fills at the mark when the relayer processes it)",
+                price(*mark, *price_scale)
+            )));
+            let distance = percent_text(i128::from(mark.abs_diff(*bust)), u128::from(*mark), 3);
+            lines.push(Line::from(format!(
+                "bust {} ({distance}% away)",
+                price(*bust, *price_scale)
+            )));
+            lines.push(Line::styled(
+                format!("A {distance}% move against you liquidates it: the whole margin is lost."),
+                theme.warn(),
+            ));
+            "Confirm open"
+        }
+        Dialog::Close { ids } => {
+            let batches = ids.len().div_ceil(crate::protocol::eip712::MAX_CLOSE_IDS);
+            lines.push(Line::styled(
+                format!("CLOSE {} position(s) in {batches} intent(s)", ids.len()),
+                theme.title(),
+            ));
+            let list: Vec<String> = ids.iter().take(12).map(|i| format!("#{i}")).collect();
+            lines.push(Line::from(list.join(" ")));
+            lines.push(Line::from(
+                "Each settles at the mark when the relayer processes it.",
+            ));
+            "Confirm close"
+        }
+        Dialog::Cancel { intent_id, action } => {
+            lines.push(Line::styled(
+                format!("CANCEL {}", sanitize_line(action, 24)),
+                theme.title(),
+            ));
+            lines.push(Line::from(format!("{intent_id:#x}")));
+            lines.push(Line::from("Only works while it is still queued."));
+            "Confirm cancel"
+        }
+    };
+    lines.push(Line::from(""));
+    lines.push(Line::styled(
+        "y  sign with the session key and send    n / Esc  cancel",
+        theme.badge(),
+    ));
+    let inner = overlay(frame, area, 76, lines.len() as u16 + 2, title);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
+}
+
+fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme) {
+    let lines: Vec<Line> = crate::app::COMMANDS
+        .iter()
+        .map(|(keys, what)| {
+            Line::from(vec![
+                Span::styled(format!("{keys:>9}  "), theme.title()),
+                Span::raw(*what),
+            ])
+        })
+        .collect();
+    let inner = overlay(frame, area, 76, lines.len() as u16 + 2, "Keys (Esc closes)");
+    frame.render_widget(Paragraph::new(lines), inner);
 }
 
 fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
@@ -359,6 +490,73 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     };
     let header = header.style(theme.title());
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+}
+
+fn draw_pending(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
+    let now_s = now
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let ops = app
+        .account
+        .as_ref()
+        .map_or(&[][..], |a| a.operations.as_slice());
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(format!(" Pending ({}) ", ops.len()));
+    if ops.is_empty() {
+        frame.render_widget(Paragraph::new("no queued intents").block(block), area);
+        return;
+    }
+    let symbol = |id: Option<u32>| {
+        id.and_then(|i| app.trading.as_ref()?.market_by_id(i))
+            .map(|m| m.symbol.clone())
+            .unwrap_or_default()
+    };
+    let rows: Vec<Row> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let id = format!("{:#x}", o.intent_id);
+            let detail = match (o.is_long, o.amount, o.leverage) {
+                (Some(l), Some(a), Some(lev)) => {
+                    format!(
+                        "{} {} {} {lev}x",
+                        symbol(o.instrument_id),
+                        if l { "▲L" } else { "▼S" },
+                        usd_text(signed(a))
+                    )
+                }
+                _ => o
+                    .close_position_ids
+                    .as_ref()
+                    .map(|ids| format!("{} position(s)", ids.len()))
+                    .unwrap_or_default(),
+            };
+            let row = Row::new(vec![
+                Cell::from(format!("{}…", &id[..12])),
+                Cell::from(sanitize_line(&o.action, 16)),
+                Cell::from(detail),
+                Cell::from(if o.deadline > now_s {
+                    format!("expires in {}s", o.deadline - now_s)
+                } else {
+                    "deadline passed".to_string()
+                }),
+            ]);
+            if app.pending_focus && i == app.pending_cursor {
+                row.style(theme.selected())
+            } else {
+                row
+            }
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(14),
+        Constraint::Length(16),
+        Constraint::Length(24),
+        Constraint::Min(10),
+    ];
+    frame.render_widget(Table::new(rows, widths).block(block), area);
 }
 
 /// A five-cell bar of how far the mark has gone toward bust.

@@ -129,3 +129,182 @@ fn the_ticket_shows_the_exact_quote() {
     assert!(s.contains("notional $50,000.00"), "{s}");
     assert!(s.contains("bust 82,883.9 (0.153% away)"), "{s}");
 }
+
+use papertrade_tui::app::{Dialog, Effect, action};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    let key = KeyEvent::new(code, KeyModifiers::NONE);
+    match action(app, key) {
+        Some(a) => app.update(a),
+        None => Vec::new(),
+    }
+}
+
+fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+#[test]
+fn type_a_ticket_review_and_confirm() {
+    let mut app = fixture(Mode::Demo);
+    press(&mut app, KeyCode::Char('s'));
+    press(&mut app, KeyCode::Char('/'));
+    for _ in 0..3 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    // While typing, shortcut letters are not commands: only the digits land.
+    type_text(&mut app, "b25.5m");
+    assert_eq!(app.ticket.margin_text, "25.5");
+    assert!(!app.ticket.is_long);
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.ticket.editing_margin);
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Char('{'));
+    }
+    press(&mut app, KeyCode::Char(']'));
+    assert_eq!(app.ticket.leverage, 461);
+    press(&mut app, KeyCode::Enter);
+    let Some(Dialog::Open {
+        margin,
+        leverage,
+        is_long,
+        mark,
+        bust,
+        ..
+    }) = app.dialog.clone()
+    else {
+        panic!("no dialog: {:?}", app.toasts)
+    };
+    assert_eq!(
+        (margin, leverage, is_long, mark),
+        (25_500_000_000_000_000_000, 461, false, 830_105)
+    );
+    let buffer = TradingState::decode(include_str!("../../assets/trading_mainnet.json"))
+        .unwrap()
+        .instruments[0]
+        .bust_buffer;
+    assert_eq!(
+        bust,
+        papertrade_tui::protocol::math::bust_price(830_105, 461, false, buffer)
+    );
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("OPEN ▼ SHORT BTC 461x"), "{s}");
+    assert!(s.contains("margin $25.50 (exactly 25.5 USD)"), "{s}");
+    // Shortcuts are ignored while the dialog is open.
+    press(&mut app, KeyCode::Char('b'));
+    assert!(!app.ticket.is_long);
+    let effects = press(&mut app, KeyCode::Char('y'));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Submit(Dialog::Open { .. })]
+    ));
+    assert!(app.dialog.is_none());
+}
+
+#[test]
+fn a_refused_open_never_reaches_the_dialog() {
+    let mut app = fixture(Mode::Demo);
+    app.ticket.margin_text = "5".into();
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(
+        app.toasts
+            .back()
+            .unwrap()
+            .text
+            .contains("margin $5.00 is below the minimum of $10.00")
+    );
+    // Escape and n both cancel a dialog without effects.
+    app.ticket.margin_text = "100".into();
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_some());
+    assert!(press(&mut app, KeyCode::Char('n')).is_empty());
+    assert!(app.dialog.is_none());
+}
+
+#[test]
+fn watch_mode_refuses_b_and_review() {
+    let mut app = fixture(Mode::Watch);
+    press(&mut app, KeyCode::Char('b'));
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(
+        app.toasts
+            .back()
+            .unwrap()
+            .text
+            .contains("watch mode is read-only")
+    );
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Char('x'));
+    assert!(app.dialog.is_none());
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("watch mode is read-only"), "{s}");
+}
+
+#[test]
+fn close_selected_and_cancel_pending() {
+    let mut app = fixture(Mode::Demo);
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Char('x'));
+    let Some(Dialog::Close { ids }) = app.dialog.clone() else {
+        panic!()
+    };
+    assert_eq!(ids.len(), 2);
+    assert!(screen(&app, 80, 24).contains("CLOSE 2 position(s) in 1 intent(s)"));
+    let effects = press(&mut app, KeyCode::Char('y'));
+    assert!(matches!(
+        &effects[..],
+        [Effect::Submit(Dialog::Close { .. })]
+    ));
+
+    // A queued intent: move below the positions into the pending list and cancel it.
+    let mut state = app.account.clone().unwrap();
+    state
+        .operations
+        .push(papertrade_tui::protocol::account::Operation {
+            intent_id: alloy_primitives::B256::repeat_byte(0xab),
+            action: "openPosition".into(),
+            instrument_id: Some(1),
+            is_long: Some(true),
+            use_debt: Some(false),
+            amount: Some(50_000_000_000_000_000_000),
+            leverage: Some(20),
+            accepted_at_ms: 1_791_862_890_000,
+            deadline: 1_791_866_400,
+            close_position_ids: None,
+        });
+    app.on_stream(StreamEvent::Synced(Box::new(state)));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    assert!(app.pending_focus);
+    insta::assert_snapshot!("positions_with_pending_80x24", screen(&app, 80, 24));
+    press(&mut app, KeyCode::Char('x'));
+    assert!(matches!(app.dialog, Some(Dialog::Cancel { .. })));
+    assert!(matches!(
+        &press(&mut app, KeyCode::Char('y'))[..],
+        [Effect::Submit(Dialog::Cancel { .. })]
+    ));
+}
+
+#[test]
+fn help_lists_the_live_keymap() {
+    let mut app = fixture(Mode::Demo);
+    press(&mut app, KeyCode::Char('?'));
+    let s = screen(&app, 80, 24);
+    for (keys, _) in papertrade_tui::app::COMMANDS {
+        assert!(s.contains(keys), "{keys} missing from help:\n{s}");
+    }
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.help);
+    assert!(matches!(
+        &press(&mut app, KeyCode::Char('q'))[..],
+        [Effect::Quit]
+    ));
+}
