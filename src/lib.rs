@@ -13,4 +13,5 @@ pub mod protocol;
 pub mod quote;
 pub mod sim;
 pub mod text;
+pub mod tui;
 pub mod ui;

@@ -2,6 +2,7 @@
 
 mod account;
 mod args;
+mod interactive;
 mod key;
 mod market_data;
 mod markets;
@@ -58,8 +59,27 @@ pub struct Cli {
     /// Where the session key lives: keyring (OS keyring) or keystore (encrypted file).
     #[arg(long = "key-backend", global = true, value_name = "keyring|keystore")]
     pub key_backend: Option<String>,
+    /// Open the terminal UI read-only on any wallet: no key material is loaded.
+    #[arg(long, value_name = "0x…")]
+    pub watch: Option<String>,
+    #[command(flatten)]
+    pub prefill: PrefillArgs,
     #[command(subcommand)]
     pub command: Option<Command>,
+}
+
+/// Prefill the UI's ticket, like the browser terminal's deep links: invalid values are
+/// dropped one by one with a note; nothing is signed until confirmed.
+#[derive(Debug, Args, Default)]
+pub struct PrefillArgs {
+    #[arg(long = "market", value_name = "SYMBOL")]
+    pub market: Option<String>,
+    #[arg(long = "side", value_name = "long|short")]
+    pub side: Option<String>,
+    #[arg(long = "margin", value_name = "USD")]
+    pub margin: Option<String>,
+    #[arg(long = "leverage", value_name = "N")]
+    pub leverage: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -397,10 +417,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .unwrap_or_else(config::default_data_dir);
     let _log_guard = crate::logging::init(&data_dir);
 
+    let ui_request = (cli.watch.clone(), cli.prefill);
     let Some(command) = cli.command else {
-        return Err(CliError::Usage(
-            "the terminal UI is not built yet; run a command such as `markets` or `quote` (see --help)".into(),
-        ));
+        let ctx = Context {
+            json: cli.json,
+            http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
+            data_dir,
+            owner: cli.owner.or(file.owner),
+            key_backend: cli.key_backend.or(file.key_backend),
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("tokio runtime");
+        let rates = crate::client::market::PollRates::from_config(file.poll.as_ref());
+        return runtime.block_on(interactive::run(&ctx, ui_request.0, ui_request.1, rates));
     };
     let ctx = Context {
         json: cli.json,

@@ -1,5 +1,6 @@
 //! `papertrade-tui sim` and `papertrade-tui demo`.
 
+use std::io::IsTerminal;
 use std::net::{IpAddr, SocketAddr};
 
 use alloy_primitives::U256;
@@ -159,6 +160,43 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         server.info_url(),
         demo_dir.display(),
     );
+    // With a terminal, the demo opens the UI on the practice wallet; otherwise it serves.
+    if !ctx.json && std::io::stdout().is_terminal() {
+        let keys = crate::keys::SessionKeys::new(&demo_dir, Some(crate::keys::Backend::Keystore));
+        let session = keys
+            .load(owner, || {
+                Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))
+            })
+            .map_err(|e| CliError::Config(format!("demo session key: {e}")))?;
+        let demo_ctx = super::Context {
+            json: false,
+            http: crate::client::ExchangeHttp::new(
+                &server.base_url(),
+                &server.info_url(),
+                Default::default(),
+            ),
+            data_dir: demo_dir.clone(),
+            owner: Some(format!("{owner:#x}")),
+            key_backend: Some("keystore".into()),
+        };
+        let trading = demo_ctx.http.trading_state().await.ok();
+        let rates = crate::client::market::PollRates {
+            markets: std::time::Duration::from_millis(1000),
+            protocol: std::time::Duration::from_secs(5),
+        };
+        let result = super::interactive::open(
+            &demo_ctx,
+            crate::app::Mode::Demo,
+            owner,
+            session,
+            trading.as_ref(),
+            &Default::default(),
+            rates,
+        )
+        .await;
+        server.stop().await;
+        return result;
+    }
     if ctx.json {
         print_json(&json!({
             "api": server.base_url(),

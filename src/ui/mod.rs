@@ -386,7 +386,7 @@ fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
         }
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
 fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {

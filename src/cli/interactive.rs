@@ -1,0 +1,130 @@
+//! Opening the terminal UI: live (the owner's session key), `--watch` (read-only, no key
+//! material), and the prefill flags.
+
+use std::io::IsTerminal;
+
+use crate::app::{App, KeyStatus, Mode};
+use crate::client::market::PollRates;
+use crate::keys::KeyMeta;
+use crate::protocol::eip712::SessionSigner;
+use crate::protocol::trading::TradingState;
+use crate::tui::Setup;
+use crate::ui::theme::Theme;
+
+use super::output::CliError;
+use super::session::{LiveAccount, owner, usable_session_key};
+use super::{Context, PrefillArgs, args};
+
+/// Feed-driven redraws per second.
+const MAX_FPS: u32 = 10;
+
+pub async fn run(
+    ctx: &Context,
+    watch: Option<String>,
+    prefill: PrefillArgs,
+    rates: PollRates,
+) -> Result<(), CliError> {
+    if !std::io::stdout().is_terminal() {
+        return Err(CliError::Usage(
+            "the terminal UI needs a terminal; for scripts use the commands (see --help)".into(),
+        ));
+    }
+    let (mode, wallet, session) = match watch {
+        Some(w) => (Mode::Watch, args::address("watch", &w)?, None),
+        None => {
+            let owner = owner(ctx)?;
+            let live = LiveAccount::open(ctx, owner).await?;
+            // Asked on the plain terminal, before the UI takes it over.
+            let key = usable_session_key(ctx, owner, &live.state)?;
+            (Mode::Live, owner, Some(key))
+        }
+    };
+    let trading = ctx.http.trading_state().await.ok();
+    open(
+        ctx,
+        mode,
+        wallet,
+        session,
+        trading.as_ref(),
+        &prefill,
+        rates,
+    )
+    .await
+}
+
+/// Build the app and hand the terminal to the UI until the user quits.
+pub async fn open(
+    ctx: &Context,
+    mode: Mode,
+    wallet: alloy_primitives::Address,
+    session: Option<(SessionSigner, KeyMeta)>,
+    trading: Option<&TradingState>,
+    prefill: &PrefillArgs,
+    rates: PollRates,
+) -> Result<(), CliError> {
+    let mut app = App::new(mode, Some(wallet));
+    app.key = session.as_ref().map(|(_, meta)| KeyStatus {
+        address: meta.key,
+        backend: meta.backend.label(),
+        local_expiry: meta.expiry,
+    });
+    apply_prefill(&mut app, trading, prefill);
+    let setup = Setup {
+        app,
+        http: ctx.http.clone(),
+        session,
+        data_dir: ctx.data_dir.clone(),
+        theme: Theme::from_env(false),
+        rates,
+        max_fps: MAX_FPS,
+    };
+    crate::tui::run(setup)
+        .await
+        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+}
+
+/// Fill the ticket from the flags; each invalid value is dropped with a note.
+fn apply_prefill(app: &mut App, trading: Option<&TradingState>, p: &PrefillArgs) {
+    let mut notes = Vec::new();
+    if let Some(m) = &p.market {
+        match trading.and_then(|s| {
+            s.instruments
+                .iter()
+                .position(|i| i.symbol.eq_ignore_ascii_case(m.trim()))
+        }) {
+            Some(i) => app.ticket.market = i,
+            None => notes.push(format!(
+                "market {:?} dropped: not a listed market",
+                crate::text::sanitize_line(m, 16)
+            )),
+        }
+    }
+    if let Some(s) = &p.side {
+        match args::side(s) {
+            Ok(long) => app.ticket.is_long = long,
+            Err(_) => notes.push("side dropped: use long or short".to_string()),
+        }
+    }
+    if let Some(m) = &p.margin {
+        match args::margin(m) {
+            Ok(_) => app.ticket.margin_text = m.trim().replace(',', ""),
+            Err(e) => notes.push(format!("margin dropped: {e}")),
+        }
+    }
+    if let Some(l) = &p.leverage {
+        match args::leverage(l) {
+            Ok(l) => app.ticket.leverage = l,
+            Err(e) => notes.push(format!("leverage dropped: {e}")),
+        }
+    }
+    let any = p.market.is_some() || p.side.is_some() || p.margin.is_some() || p.leverage.is_some();
+    for n in notes {
+        app.toast(n, true);
+    }
+    if any {
+        app.toast(
+            "ticket prefilled: review it (Enter); nothing is signed until you confirm",
+            false,
+        );
+    }
+}

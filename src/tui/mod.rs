@@ -1,0 +1,141 @@
+//! The terminal runtime: one loop that takes keys first, folds network messages into `App`, and
+//! draws only when something changed (keys at once, feed updates at most `max_fps` a second),
+//! each frame wrapped in synchronized output. The terminal is restored on exit, error and panic.
+
+mod submit;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use alloy_primitives::Address;
+use futures::StreamExt;
+use ratatui::crossterm::event::{Event, EventStream, KeyEventKind};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use tokio::sync::mpsc;
+
+use crate::app::{App, Effect, action};
+use crate::client::ExchangeHttp;
+use crate::client::market::{PollRates, spawn_market_poller};
+use crate::client::stream::{StreamConfig, spawn_account_stream};
+use crate::keys::KeyMeta;
+use crate::protocol::eip712::SessionSigner;
+use crate::ui::{draw, theme::Theme};
+
+pub use submit::SubmitReport;
+
+/// Everything the UI needs, prepared before the terminal is taken over (passphrases are asked
+/// for on the plain terminal first).
+pub struct Setup {
+    pub app: App,
+    pub http: ExchangeHttp,
+    /// The session key; `None` in watch mode, where no key material exists in the process.
+    pub session: Option<(SessionSigner, KeyMeta)>,
+    pub data_dir: PathBuf,
+    pub theme: Theme,
+    pub rates: PollRates,
+    /// Cap on feed-driven redraws per second.
+    pub max_fps: u32,
+}
+
+/// Run the UI until the user quits.
+pub async fn run(setup: Setup) -> std::io::Result<()> {
+    let Setup {
+        mut app,
+        http,
+        session,
+        data_dir,
+        theme,
+        rates,
+        max_fps,
+    } = setup;
+    let (market_tx, mut market_rx) = mpsc::channel(256);
+    let _poller = AbortOnDrop(spawn_market_poller(http.clone(), rates, market_tx));
+    let (stream_tx, mut stream_rx) = mpsc::channel(256);
+    let _stream = app.wallet.map(|w: Address| {
+        AbortOnDrop(spawn_account_stream(
+            http.clone(),
+            w,
+            StreamConfig::default(),
+            stream_tx,
+        ))
+    });
+    let (report_tx, mut report_rx) = mpsc::channel::<SubmitReport>(64);
+    let submitter =
+        session.map(|(key, _)| submit::Submitter::new(http.clone(), key, app.wallet, &data_dir));
+
+    // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
+    // restores the terminal before the panic message prints.
+    let mut terminal = ratatui::init();
+    let result = async {
+        let mut keys = EventStream::new();
+        let mut tick = tokio::time::interval(Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60))));
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        let mut draw_now = true;
+        loop {
+            if draw_now {
+                frame(&mut terminal, &app, &theme)?;
+                app.dirty = false;
+                draw_now = false;
+            }
+            tokio::select! {
+                biased;
+                event = keys.next() => match event {
+                    Some(Ok(Event::Key(key))) if key.kind == KeyEventKind::Press => {
+                        if let Some(a) = action(&app, key) {
+                            for effect in app.update(a) {
+                                match effect {
+                                    Effect::Quit => return Ok(()),
+                                    Effect::Submit(dialog) => match &submitter {
+                                        Some(s) => s.spawn(dialog, report_tx.clone()),
+                                        None => app.toast("no session key in this session: nothing was signed", true),
+                                    },
+                                }
+                            }
+                        }
+                        draw_now = true;
+                    }
+                    Some(Ok(Event::Resize(..))) => draw_now = true,
+                    Some(Ok(_)) => {}
+                    Some(Err(e)) => return Err(e),
+                    None => return Ok(()),
+                },
+                Some(report) = report_rx.recv() => {
+                    for id in &report.tracked {
+                        app.watch.track(*id);
+                    }
+                    for (text, error) in report.toasts {
+                        app.toast(text, error);
+                    }
+                    draw_now = true;
+                }
+                Some(event) = market_rx.recv() => app.on_market(event),
+                Some(event) = stream_rx.recv() => app.on_stream(event),
+                // Feed updates draw at most once a tick; nothing is drawn while idle.
+                _ = tick.tick() => draw_now = app.dirty,
+            }
+        }
+    }
+    .await;
+    ratatui::restore();
+    result
+}
+
+/// Draw one frame inside a synchronized update so the terminal never shows half of it.
+fn frame(terminal: &mut ratatui::DefaultTerminal, app: &App, theme: &Theme) -> std::io::Result<()> {
+    let mut out = std::io::stdout();
+    execute!(out, BeginSynchronizedUpdate)?;
+    let drawn = terminal.draw(|f| draw(f, app, theme, SystemTime::now()));
+    execute!(out, EndSynchronizedUpdate)?;
+    out.flush()?;
+    drawn.map(|_| ())
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
