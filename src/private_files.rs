@@ -152,7 +152,8 @@ pub fn sweep_temps(dir: &Path, name: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Atomically write `path` (its directory made private first), mode 0600.
+/// Atomically write `path` mode 0600. The directory is the user's own choice: it is created if
+/// missing but its mode is left alone (never tighten /tmp or a shared folder).
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path
         .parent()
@@ -168,7 +169,7 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
         })?
         .to_string_lossy()
         .into_owned();
-    ensure_private_dir(dir)?;
+    fs::create_dir_all(dir).map_err(|e| io_error("create", dir, &e))?;
     write_atomic(dir, &name, bytes)
 }
 
@@ -188,4 +189,33 @@ pub fn create_new_private(path: &Path) -> io::Result<File> {
     #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
     options.open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_user_named_file_is_private_but_its_folder_is_left_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let shared = dir.path().join("shared");
+        fs::create_dir(&shared).unwrap();
+        fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+        write_private(&shared.join("typed.json"), b"{}").unwrap();
+        assert_eq!(
+            fs::metadata(&shared).unwrap().permissions().mode() & 0o777,
+            0o755
+        );
+        assert_eq!(
+            fs::metadata(shared.join("typed.json"))
+                .unwrap()
+                .permissions()
+                .mode()
+                & 0o777,
+            0o600
+        );
+        assert_eq!(fs::read(shared.join("typed.json")).unwrap(), b"{}");
+    }
 }

@@ -321,9 +321,11 @@ impl App {
     }
 
     /// Fold an account-stream event: state, closed positions into history, outcomes as toasts.
-    pub fn on_stream(&mut self, event: StreamEvent) {
-        for (id, resolution) in self.watch.on_event(&event) {
-            self.toast_outcome(id, &resolution);
+    /// Returns the intents it resolved (the runtime appends them to the audit log).
+    pub fn on_stream(&mut self, event: StreamEvent) -> Vec<(B256, Resolution)> {
+        let resolved = self.watch.on_event(&event);
+        for (id, resolution) in &resolved {
+            self.toast_outcome(*id, resolution);
         }
         match event {
             StreamEvent::Synced(state) => {
@@ -354,6 +356,7 @@ impl App {
                 .saturating_sub(1),
         );
         self.dirty = true;
+        resolved
     }
 
     fn toast_outcome(&mut self, id: B256, resolution: &Resolution) {

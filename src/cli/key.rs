@@ -152,7 +152,13 @@ async fn register(
     report_submission(ctx, &submission, id)?;
     let mut watch = IntentWatch::new();
     watch.track(id);
-    let resolved = live.resolve(&mut watch, Duration::from_secs(60)).await;
+    let (resolved, _) = live
+        .resolve(
+            &mut watch,
+            Duration::from_secs(60),
+            &AuditLog::new(&ctx.data_dir),
+        )
+        .await;
     let outcome = resolved
         .first()
         .map(|(_, r)| r.label())

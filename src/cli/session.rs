@@ -7,7 +7,8 @@ use std::time::Duration;
 use alloy_primitives::{Address, B256, Signature};
 use tokio::sync::mpsc;
 
-use crate::client::intents::{IntentWatch, Resolution};
+use crate::client::intents::{IntentWatch, Resolution, record_fate};
+use crate::client::ledger::AuditLog;
 use crate::client::ledger::now_unix_s;
 use crate::client::stream::{StreamConfig, StreamEvent, spawn_account_stream};
 use crate::keys::{
@@ -176,22 +177,36 @@ impl LiveAccount {
         Some(event)
     }
 
-    /// Wait until every intent in `watch` resolves or `timeout` passes; the resolutions, in order.
+    /// Wait until every intent in `watch` resolves or `timeout` passes; the resolutions, in order,
+    /// each appended to the audit log, and the closed rows seen on the way.
     pub async fn resolve(
         &mut self,
         watch: &mut IntentWatch,
         timeout: Duration,
-    ) -> Vec<(B256, Resolution)> {
+        audit: &AuditLog,
+    ) -> (
+        Vec<(B256, Resolution)>,
+        Vec<crate::protocol::account::ClosedPosition>,
+    ) {
         // The snapshot already held may show an `unknown` send queued.
         let mut out = watch.on_event(&StreamEvent::Synced(Box::new(self.state.clone())));
+        let mut closed = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
         while !watch.is_empty() {
             match tokio::time::timeout_at(deadline, self.next()).await {
-                Ok(Some(event)) => out.extend(watch.on_event(&event)),
+                Ok(Some(event)) => {
+                    if let StreamEvent::Patched { closed: rows, .. } = &event {
+                        closed.extend(rows.iter().cloned());
+                    }
+                    out.extend(watch.on_event(&event));
+                }
                 Ok(None) | Err(_) => break,
             }
         }
-        out
+        for (id, r) in &out {
+            record_fate(audit, *id, r);
+        }
+        (out, closed)
     }
 }
 

@@ -36,6 +36,15 @@ fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
         Some("owner.json"),
     )
     .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(
+            owner_dir.join("owner.json"),
+            std::fs::Permissions::from_mode(0o600),
+        )
+        .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+    }
     let keys = crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore));
     let now = crate::client::ledger::now_unix_s();
     let (_, meta) = keys

@@ -154,7 +154,9 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
     let (id, submission) = send(ctx, &signed_open, details).await?;
     let mut watch = IntentWatch::new();
     watch.track(id);
-    let resolved = live.resolve(&mut watch, OUTCOME_WAIT).await;
+    let (resolved, _) = live
+        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .await;
     let outcome = resolution_text(resolved.first().map(|(_, r)| r));
     let position = live
         .state
@@ -223,9 +225,13 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 ));
             }
         }
-        let mut unique = requested.clone();
-        unique.dedup();
-        unique
+        // Each id once, in the order given (a repeated id would make the relayer refuse the batch).
+        let mut seen = std::collections::BTreeSet::new();
+        requested
+            .iter()
+            .copied()
+            .filter(|id| seen.insert(*id))
+            .collect()
     };
     if ids.is_empty() {
         return Err(CliError::input(
@@ -276,7 +282,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             json!({"positionIds": batch.iter().map(|i| i.to_string()).collect::<Vec<_>>()});
         match send(ctx, &signed_close, details).await {
             Ok((id, submission)) => {
-                watch.track(id);
+                watch.track_close(id, batch.clone());
                 sent.push((id, batch.clone(), submission_label(&submission).to_string()));
             }
             // One refused batch does not stop the others; it is reported below.
@@ -287,25 +293,13 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             )),
         }
     }
-    let mut closed_rows = Vec::new();
-    let mut resolutions = Vec::new();
-    let deadline = tokio::time::Instant::now() + OUTCOME_WAIT;
-    resolutions.extend(
-        watch.on_event(&crate::client::stream::StreamEvent::Synced(Box::new(
-            live.state.clone(),
-        ))),
-    );
-    while !watch.is_empty() {
-        match tokio::time::timeout_at(deadline, live.next()).await {
-            Ok(Some(event)) => {
-                if let crate::client::stream::StreamEvent::Patched { closed, .. } = &event {
-                    closed_rows.extend(closed.iter().filter(|c| ids.contains(&c.id)).cloned());
-                }
-                resolutions.extend(watch.on_event(&event));
-            }
-            _ => break,
-        }
-    }
+    let (resolutions, closed_rows) = live
+        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .await;
+    let closed_rows: Vec<_> = closed_rows
+        .into_iter()
+        .filter(|c| ids.contains(&c.id))
+        .collect();
     let outcome_of =
         |id: &B256| resolution_text(resolutions.iter().find(|(i, _)| i == id).map(|(_, r)| r));
     if ctx.json {
@@ -340,6 +334,16 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 if c.liquidated { " (liquidated)" } else { "" }
             );
         }
+    }
+    let refused = sent
+        .iter()
+        .filter(|(_, _, sub)| sub.starts_with("refused"))
+        .count();
+    if refused > 0 {
+        return Err(CliError::Network(format!(
+            "{refused} of {} close intent(s) were refused; see above",
+            sent.len()
+        )));
     }
     Ok(())
 }
@@ -387,7 +391,9 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     .await?;
     let mut watch = IntentWatch::new();
     watch.track(target);
-    let resolved = live.resolve(&mut watch, OUTCOME_WAIT).await;
+    let (resolved, _) = live
+        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .await;
     let outcome = resolution_text(resolved.first().map(|(_, r)| r));
     if ctx.json {
         print_json(&json!({"intentId": format!("{target:#x}"), "outcome": outcome}));
@@ -446,7 +452,9 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
     .await?;
     let mut watch = IntentWatch::new();
     watch.track(id);
-    let resolved = live.resolve(&mut watch, OUTCOME_WAIT).await;
+    let (resolved, _) = live
+        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .await;
     let outcome = resolution_text(resolved.first().map(|(_, r)| r));
     if ctx.json {
         print_json(

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use alloy_primitives::B256;
+use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
 use crate::protocol::account::{AccountState, Outcome};
@@ -83,6 +83,14 @@ pub async fn submit<I: Intent>(
             });
         }
     };
+    // A gateway error, a timeout status or a body that is not the relayer's JSON says nothing
+    // about whether the intent was queued: only the stream can tell.
+    let is_json_object = serde_json::from_str::<Value>(&body).is_ok_and(|v| v.is_object());
+    if status >= 500 || status == 408 || !is_json_object {
+        let reason = format!("HTTP {status} without a relayer verdict");
+        log("unknown", json!({"reason": reason}));
+        return Ok(Submission::Unknown { reason });
+    }
     match decode_answer(status, &body) {
         Ok(RelayerAnswer::Refused {
             status,
@@ -174,11 +182,19 @@ impl Resolution {
     }
 }
 
+/// An intent awaiting its fate.
+#[derive(Debug, Default, Clone)]
+struct Tracked {
+    /// Seen in the account's queue at least once.
+    seen_queued: bool,
+    /// For a close: the positions it closes (evidence after a resync).
+    closes: Vec<U256>,
+}
+
 /// Intents awaiting their fate, resolved from account-stream events.
 #[derive(Debug, Default)]
 pub struct IntentWatch {
-    /// id → seen queued in the account at least once.
-    pending: HashMap<B256, bool>,
+    pending: HashMap<B256, Tracked>,
 }
 
 impl IntentWatch {
@@ -187,20 +203,22 @@ impl IntentWatch {
     }
 
     pub fn track(&mut self, id: B256) {
-        self.pending.entry(id).or_insert(false);
+        self.pending.entry(id).or_default();
+    }
+
+    /// Track a close of `ids`: if a resync shows none of them open and the intent gone, it
+    /// settled while the stream was away.
+    pub fn track_close(&mut self, id: B256, ids: Vec<U256>) {
+        self.pending.entry(id).or_default().closes = ids;
     }
 
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }
 
-    pub fn pending(&self) -> impl Iterator<Item = (&B256, &bool)> {
-        self.pending.iter()
-    }
-
     /// Whether `id` has been seen in the account's queue (an `unknown` send that landed).
     pub fn seen_queued(&self, id: &B256) -> bool {
-        self.pending.get(id).copied().unwrap_or(false)
+        self.pending.get(id).is_some_and(|t| t.seen_queued)
     }
 
     /// Fold one stream event; returns the intents it resolved.
@@ -220,12 +238,18 @@ impl IntentWatch {
             StreamEvent::Synced(state) => {
                 let ids: Vec<B256> = self.pending.keys().copied().collect();
                 for id in ids {
+                    let tracked = &self.pending[&id];
                     let queued = state.operations.iter().any(|o| o.intent_id == id);
                     let opened = state.open_positions.iter().any(|p| p.intent_id == Some(id));
-                    if opened {
+                    let closed_all = !tracked.closes.is_empty()
+                        && tracked
+                            .closes
+                            .iter()
+                            .all(|c| state.open_positions.iter().all(|p| p.id != *c));
+                    if opened || (!queued && closed_all) {
                         self.pending.remove(&id);
                         resolved.push((id, Resolution::SucceededWhileAway));
-                    } else if !queued && self.pending[&id] {
+                    } else if !queued && tracked.seen_queued {
                         self.pending.remove(&id);
                         resolved.push((id, Resolution::LeftQueueWhileAway));
                     }
@@ -239,9 +263,27 @@ impl IntentWatch {
 
     fn mark_queued(&mut self, state: &AccountState) {
         for op in &state.operations {
-            if let Some(seen) = self.pending.get_mut(&op.intent_id) {
-                *seen = true;
+            if let Some(t) = self.pending.get_mut(&op.intent_id) {
+                t.seen_queued = true;
             }
         }
+    }
+}
+
+/// Append an intent's fate to the audit log (failures to write are logged, not fatal).
+pub fn record_fate(audit: &AuditLog, id: B256, resolution: &Resolution) {
+    let detail = match resolution {
+        Resolution::Outcome(_) => "reported by the account stream",
+        Resolution::SucceededWhileAway => "inferred from a resync: its effect is on the account",
+        Resolution::LeftQueueWhileAway => {
+            "left the queue while the stream was away; outcome not seen"
+        }
+    };
+    if let Err(e) = audit.record(
+        "outcome",
+        Some(id),
+        json!({"outcome": resolution.label(), "detail": detail}),
+    ) {
+        tracing::warn!(error = %e, "audit log write failed");
     }
 }

@@ -106,6 +106,9 @@ impl Account {
 pub struct Queued {
     pub id: B256,
     pub wallet: Address,
+    /// Who signed it; a session key's authority is checked again at settlement.
+    pub signer: Address,
+    pub session_signed: bool,
     pub accepted_ms: u64,
     pub deadline: u64,
     pub action: QueuedAction,
@@ -514,6 +517,17 @@ impl Engine {
         self.account_mut(wallet).name = Some(name.to_string());
     }
 
+    /// A session key registered on the account (not merely queued) and unexpired.
+    pub fn session_key_registered(&self, wallet: Address, key: Address) -> bool {
+        let now = self.now_s();
+        self.accounts.get(&wallet).is_some_and(|a| {
+            a.state
+                .session_keys
+                .iter()
+                .any(|k| k.key == key && k.expiry > now)
+        })
+    }
+
     /// Registered session keys that have not expired.
     pub fn session_key_valid(&self, wallet: Address, key: Address) -> bool {
         let now = self.now_s();
@@ -536,12 +550,14 @@ impl Engine {
     }
 
     pub fn tvl(&self) -> u128 {
-        let accounts: u128 = self
-            .accounts
-            .values()
-            .map(|a| a.state.balance + a.state.queued + a.state.locked)
-            .sum();
-        accounts + self.pool.lp.max(0) as u128 + self.pool.fees_pending
+        let accounts = self.accounts.values().fold(0u128, |sum, a| {
+            sum.saturating_add(a.state.balance)
+                .saturating_add(a.state.queued)
+                .saturating_add(a.state.locked)
+        });
+        accounts
+            .saturating_add(self.pool.lp.max(0) as u128)
+            .saturating_add(self.pool.fees_pending)
     }
 
     pub fn record_history(&mut self) {

@@ -427,6 +427,8 @@ fn queue<I: Intent>(
     engine.queue.push_back(Queued {
         id,
         wallet,
+        signer: s.signer(),
+        session_signed: I::SESSION_SIGNED,
         accepted_ms: now,
         deadline,
         action: action.clone(),

@@ -323,14 +323,21 @@ impl Engine {
             if descending { ord.reverse() } else { ord }
         });
         let total = rows.len();
+        let Some(skip) = page.checked_mul(page_size) else {
+            return Err(Refusal::new(
+                400,
+                "invalid_parameter",
+                "page is out of range",
+            ));
+        };
         let accounts: Vec<Value> = rows
             .iter()
-            .skip(page * page_size)
+            .skip(skip)
             .take(page_size)
             .enumerate()
             .map(|(i, (addr, v, name))| {
                 let mut row = serde_json::Map::new();
-                row.insert("rank".into(), json!(page * page_size + i + 1));
+                row.insert("rank".into(), json!(skip + i + 1));
                 row.insert("address".into(), json!(format!("{addr:#x}")));
                 row.insert("leaderboardName".into(), json!(name));
                 for (key, value) in KEYS.iter().zip(v) {

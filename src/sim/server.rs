@@ -75,13 +75,21 @@ impl Shared {
     /// Run `f` on the engine at the current time and broadcast the patches it produced, under
     /// one lock: a stream that subscribed under the same lock sees every patch exactly once.
     pub fn with_engine<R>(&self, f: impl FnOnce(&mut Engine) -> R) -> R {
-        let mut engine = self.engine.lock().expect("engine lock");
+        let mut engine = self.lock_engine();
         if !self.cfg.manual_clock {
             engine.advance(wall_ms());
         }
         let result = f(&mut engine);
         self.publish(&mut engine);
         result
+    }
+
+    /// The engine, even after a panic in another request: serving on beats dying, and every
+    /// commit re-derives the account figures it publishes.
+    fn lock_engine(&self) -> std::sync::MutexGuard<'_, Engine> {
+        self.engine
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn publish(&self, engine: &mut Engine) {
@@ -502,7 +510,7 @@ async fn live(State(s): S, headers: HeaderMap, RawQuery(q): RawQuery) -> Respons
     };
     // Snapshot and subscription under the engine lock: no patch is missed or repeated.
     let (snapshot, mut patches) = {
-        let mut engine = s.engine.lock().expect("engine lock");
+        let mut engine = s.lock_engine();
         if !s.cfg.manual_clock {
             engine.advance(wall_ms());
         }
@@ -712,6 +720,10 @@ async fn sim_fund(State(s): S, body: Bytes) -> Response {
         .and_then(|a| parse_scaled(a, 18).map_err(|e| bad_control(format!("amountUsd {e}"))))
     {
         Ok(0) => return control_error("amountUsd must be more than 0"),
+        // A trillion dollars per call keeps every sum far inside u128.
+        Ok(a) if a > 1_000_000_000_000 * crate::protocol::units::WAD => {
+            return control_error("amountUsd must be at most 1000000000000");
+        }
         Ok(a) => a,
         Err(r) => return refusal(r),
     };
@@ -741,8 +753,9 @@ async fn sim_price(State(s): S, body: Bytes) -> Response {
         let decimals = e.trading.instruments[i].price_decimals();
         let raw = match &price {
             Value::Null => None,
+            // Inside the contract's uint64 with room for the spread and every intermediate.
             Value::String(p) => match parse_scaled(p, decimals).ok().and_then(|r| u64::try_from(r).ok()) {
-                Some(r) if r > 0 => Some(r),
+                Some(r) if r > 0 && r <= u64::MAX / 4 => Some(r),
                 _ => return control_error(format!("price must be a positive decimal with at most {decimals} decimals")),
             },
             _ => return control_error("price must be a decimal string or null"),

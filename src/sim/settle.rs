@@ -22,6 +22,15 @@ const MINT_CLIFF: u128 = 2_000_000 * WAD;
 const MINT_DECAY: u128 = 120_000_000 * WAD;
 const ACC_SCALE: u128 = 1_000_000_000_000_000_000_000_000_000; // 1e27
 
+/// The LP-side 2% fee on `amount` (a loss or a liquidated margin), with a 256-bit product.
+fn loss_fee(amount: u128) -> u128 {
+    u256_to_u128(mul_div(
+        U256::from(amount),
+        U256::from(LOSS_FEE_RATE),
+        U256::from(WAD),
+    ))
+}
+
 /// Give back what an accepted intent reserved.
 pub fn release(tx: &mut AccountTx, action: &QueuedAction) {
     match action {
@@ -80,6 +89,12 @@ impl Engine {
     fn settle(&mut self, q: Queued) {
         if self.now_s() > q.deadline {
             self.finish(&q, Outcome::Expired);
+            return;
+        }
+        // A session key accepted while its registration was still queued must be registered by
+        // now (the registration settles first, FIFO), or the intent fails.
+        if q.session_signed && !self.session_key_registered(q.wallet, q.signer) {
+            self.finish(&q, Outcome::Failed);
             return;
         }
         match q.action.clone() {
@@ -148,7 +163,14 @@ impl Engine {
             mark: Some(entry),
             funds,
         });
-        if check.is_err() {
+        // One side per market per account, checked again: two queued opens could disagree.
+        let opposite = self.account(q.wallet).is_some_and(|a| {
+            a.state
+                .open_positions
+                .iter()
+                .any(|p| p.instrument_id == instrument_id && p.is_long != is_long)
+        });
+        if check.is_err() || opposite {
             self.finish(q, Outcome::Failed);
             return;
         }
@@ -267,7 +289,7 @@ impl Engine {
         let queue_active = !self.pool.payout_queue.is_empty();
         let rate = self.current_mint_rate();
         if liquidated {
-            *lp_left += (margin - margin * LOSS_FEE_RATE / WAD) as i128;
+            *lp_left += (margin - loss_fee(margin)) as i128;
             return Settlement {
                 exit: mark,
                 net: -(margin as i128),
@@ -290,7 +312,7 @@ impl Engine {
         );
         if v.net_pnl <= 0 {
             let loss = v.net_pnl.unsigned_abs();
-            let fee = u256_to_u128(U256::from(loss) * U256::from(LOSS_FEE_RATE) / U256::from(WAD));
+            let fee = loss_fee(loss);
             *lp_left += (loss - fee) as i128;
             let basis = if queue_active { loss } else { loss - fee };
             return Settlement {
@@ -401,9 +423,9 @@ impl Engine {
             self.move_oi(index, &s.position, false);
             let loss = (-s.net).max(0) as u128;
             let fee = if s.liquidated {
-                s.position.margin * LOSS_FEE_RATE / WAD
+                loss_fee(s.position.margin)
             } else {
-                s.win_fee + loss * LOSS_FEE_RATE / WAD
+                s.win_fee + loss_fee(loss)
             };
             self.distribute_fee(fee);
             self.pool.paper_supply += s.paper;
@@ -467,7 +489,15 @@ impl Engine {
             let Some((wallet, owed)) = self.pool.payout_queue.front().copied() else {
                 break;
             };
-            let pay = owed.min(self.pool.lp as u128);
+            // Only what is not reserved for a queued useDebt open can be paid out now; the LP pays
+            // exactly that and the entry keeps the rest, so nothing is created or lost.
+            let free = self.account(wallet).map_or(0, |a| {
+                a.state.queued.saturating_sub(a.state.funds.reserved_queued)
+            });
+            let pay = owed.min(self.pool.lp as u128).min(free);
+            if pay == 0 {
+                break;
+            }
             self.pool.lp -= pay as i128;
             let done = pay == owed;
             if done {
@@ -476,10 +506,9 @@ impl Engine {
                 front.1 -= pay;
             }
             self.commit(wallet, |tx| {
-                let usable = pay.min(tx.state.queued - tx.state.funds.reserved_queued);
-                tx.state.queued -= usable;
-                tx.state.consumable_debt = tx.state.consumable_debt.saturating_sub(usable);
-                tx.state.balance += usable;
+                tx.state.queued -= pay;
+                tx.state.consumable_debt = tx.state.consumable_debt.saturating_sub(pay);
+                tx.state.balance += pay;
                 if done {
                     tx.state.queue_node_count = tx.state.queue_node_count.saturating_sub(1);
                 }
@@ -565,5 +594,48 @@ impl Engine {
             tx.remove_operation(id);
             tx.outcome(id, Outcome::Succeeded);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::engine::SimConfig;
+
+    #[test]
+    fn the_payout_queue_pays_only_what_is_free_and_loses_nothing() {
+        let mut e = Engine::new(
+            SimConfig {
+                crowd: 0,
+                initial_lp: 0,
+                ..SimConfig::default()
+            },
+            1_791_862_800_000,
+        );
+        let w = Address::repeat_byte(9);
+        // 200 owed through the queue, 100 of it reserved for a queued useDebt open.
+        e.commit(w, |tx| {
+            tx.state.queued = 200 * WAD;
+            tx.state.consumable_debt = 200 * WAD;
+            tx.state.funds.reserved_queued = 100 * WAD;
+            tx.state.queue_node_count = 1;
+        });
+        e.pool.payout_queue.push_back((w, 200 * WAD));
+        e.pool.lp = 1_000 * WAD as i128;
+        e.pay_queue();
+        let s = &e.account(w).unwrap().state;
+        assert_eq!(
+            (s.balance, s.queued, s.queue_node_count),
+            (100 * WAD, 100 * WAD, 1)
+        );
+        assert_eq!(e.pool.payout_queue.front().copied(), Some((w, 100 * WAD)));
+        assert_eq!(e.pool.lp, 900 * WAD as i128);
+        // Once the reservation is released, the rest is paid and the entry ends.
+        e.commit(w, |tx| tx.state.funds.reserved_queued = 0);
+        e.pay_queue();
+        let s = &e.account(w).unwrap().state;
+        assert_eq!((s.balance, s.queued, s.queue_node_count), (200 * WAD, 0, 0));
+        assert!(e.pool.payout_queue.is_empty());
+        assert_eq!(e.pool.lp, 800 * WAD as i128);
     }
 }

@@ -17,6 +17,8 @@ use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, action};
 use crate::client::ExchangeHttp;
+use crate::client::intents::record_fate;
+use crate::client::ledger::AuditLog;
 use crate::client::market::{PollRates, spawn_market_poller};
 use crate::client::stream::{StreamConfig, spawn_account_stream};
 use crate::keys::KeyMeta;
@@ -62,6 +64,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         ))
     });
     let (report_tx, mut report_rx) = mpsc::channel::<SubmitReport>(64);
+    let audit = AuditLog::new(&data_dir);
     let submitter =
         session.map(|(key, _)| submit::Submitter::new(http.clone(), key, app.wallet, &data_dir));
 
@@ -105,13 +108,20 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                     for id in &report.tracked {
                         app.watch.track(*id);
                     }
+                    for (id, ids) in report.closes {
+                        app.watch.track_close(id, ids);
+                    }
                     for (text, error) in report.toasts {
                         app.toast(text, error);
                     }
                     draw_now = true;
                 }
                 Some(event) = market_rx.recv() => app.on_market(event),
-                Some(event) = stream_rx.recv() => app.on_stream(event),
+                Some(event) = stream_rx.recv() => {
+                    for (id, resolution) in app.on_stream(event) {
+                        record_fate(&audit, id, &resolution);
+                    }
+                }
                 // Feed updates draw at most once a tick; nothing is drawn while idle.
                 _ = tick.tick() => draw_now = app.dirty,
             }

@@ -19,6 +19,8 @@ use crate::protocol::eip712::{
 #[derive(Debug, Default)]
 pub struct SubmitReport {
     pub tracked: Vec<B256>,
+    /// Close intents and the positions each closes (evidence after a resync).
+    pub closes: Vec<(B256, Vec<U256>)>,
     pub toasts: Vec<(String, bool)>,
 }
 
@@ -58,8 +60,8 @@ impl Submitter {
             let report = match owner {
                 Some(owner) => carry_out(&http, &key, owner, &nonces, &audit, dialog).await,
                 None => SubmitReport {
-                    tracked: Vec::new(),
                     toasts: vec![("no owner: nothing was signed".into(), true)],
+                    ..SubmitReport::default()
                 },
             };
             let _ = reports.send(report).await;
@@ -165,6 +167,7 @@ async fn carry_out(
                 };
                 match key.sign(intent) {
                     Ok(s) => {
+                        let id = s.intent_id();
                         send_one(
                             http,
                             audit,
@@ -172,7 +175,10 @@ async fn carry_out(
                             &format!("close {} position(s)", batch.len()),
                             &mut report,
                         )
-                        .await
+                        .await;
+                        if report.tracked.contains(&id) {
+                            report.closes.push((id, batch.to_vec()));
+                        }
                     }
                     Err(e) => report.toasts.push((format!("signing failed: {e}"), true)),
                 }

@@ -828,3 +828,66 @@ async fn staking_earns_fee_rewards_and_claims_them() {
     sim.advance(1_000).await;
     s.until("unstaked", |st| st.paper.staked == 0).await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_amounts_and_hostile_inputs_never_take_it_down() {
+    let sim = Sim::manual().await;
+    let mut t = sim.trader(30_000).await;
+    let mut stream = sim.stream(t.address()).await;
+    sim.pin("BTC", "80000.0").await;
+    // $20k of margin: the 2% fee on it overflows a plain u128 product.
+    let (body, id) = t.open(sim.now_s(), 0, true, 20_000, 2);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_000).await;
+    assert_eq!(stream.outcome(id).await.0, "succeeded");
+    sim.pin("BTC", "40000.0").await;
+    stream
+        .until("liquidated", |s| s.open_positions.is_empty())
+        .await;
+    assert_eq!(stream.fold.state().unwrap().balance, 10_000 * WAD);
+    // Hostile reads and controls are refused, and the exchange keeps answering.
+    assert_eq!(
+        sim.get("/state/leaderboard/accounts?page=18446744073709551615&pageSize=200")
+            .await
+            .0,
+        400
+    );
+    let (status, _) = sim
+        .post(
+            "/sim/price",
+            &json!({"market": "BTC", "price": "1844674407370955161.5"}),
+        )
+        .await;
+    assert_eq!(status, 400);
+    let (status, _) = sim
+        .post(
+            "/sim/fund",
+            &json!({"wallet": t.wallet_hex(), "amountUsd": "1".repeat(30)}),
+        )
+        .await;
+    assert_eq!(status, 400);
+    assert_eq!(sim.get("/state/trading").await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settlement_rechecks_what_intake_checked() {
+    let sim = Sim::manual().await;
+    let mut t = sim.trader(1_000).await;
+    let mut stream = sim.stream(t.address()).await;
+    // A long and a short on the same market, both accepted while neither is open yet: only the
+    // first can settle.
+    let (long, long_id) = t.open(sim.now_s(), 1, true, 50, 20);
+    let (short, short_id) = t.open(sim.now_s(), 1, false, 50, 20);
+    assert_eq!(sim.post("/intents", &long).await.0, 200);
+    assert_eq!(sim.post("/intents", &short).await.0, 200);
+    sim.advance(1_000).await;
+    let mut outcomes = std::collections::HashMap::new();
+    for id in [long_id, short_id] {
+        outcomes.insert(id, stream.outcome(id).await.0);
+    }
+    assert_eq!(outcomes[&long_id], "succeeded");
+    assert_eq!(outcomes[&short_id], "failed");
+    let s = stream.fold.state().unwrap();
+    assert_eq!(s.open_positions.len(), 1);
+    assert_eq!((s.funds.reserved_balance, s.balance), (0, 950 * WAD));
+}

@@ -552,7 +552,9 @@ async fn a_dropped_answer_resolves_from_the_stream_with_one_intent() {
         .iter()
         .map(|e| e["event"].as_str().unwrap())
         .collect();
-    assert_eq!(kinds, ["signed", "unknown"]);
+    // Sent once, no answer, never resent; its fate came from the stream.
+    assert_eq!(kinds, ["signed", "unknown", "outcome"]);
+    assert_eq!(events[2]["outcome"], "succeeded");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -852,4 +854,75 @@ async fn market_polling_reports_values_failures_and_staleness() {
     let c = candles(&http, "BTC", "15m", 48, now_ms).await.unwrap();
     assert!((47..=49).contains(&c.len()), "{}", c.len());
     assert!(candles(&http, "BTC", "7m", 48, now_ms).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_error_is_unknown_not_refused() {
+    use papertrade_tui::client::intents::{Submission, submit};
+    use papertrade_tui::client::ledger::AuditLog;
+    // A relayer behind a gateway that answers 502 with HTML: nothing says whether it queued.
+    let app = axum::Router::new().route(
+        "/intents",
+        axum::routing::post(|| async {
+            (
+                axum::http::StatusCode::BAD_GATEWAY,
+                "<html>bad gateway</html>",
+            )
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let http = ExchangeHttp::new(&url, &format!("{url}/info"), HttpConfig::default());
+    let dir = tempfile::tempdir().unwrap();
+    let key = papertrade_tui::protocol::eip712::SessionSigner::random();
+    let open = OpenPosition {
+        user: Address::repeat_byte(1),
+        instrumentId: 0,
+        isLong: true,
+        size: 10 * WAD,
+        leverage: 100,
+        useDebt: false,
+        nonce: U256::from(1u8),
+        deadline: 1,
+    };
+    let signed = key.sign(open).unwrap();
+    let result = submit(&http, &AuditLog::new(dir.path()), &signed, json!({}))
+        .await
+        .unwrap();
+    assert!(matches!(result, Submission::Unknown { .. }), "{result:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let opened = user
+        .json(&[
+            "open",
+            "--market",
+            "ETH",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "20",
+            "--yes",
+        ])
+        .await;
+    let id = opened["position"]["positionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let closed = user.json(&["close", &id, &id, "--yes"]).await;
+    assert_eq!(closed["intents"][0]["positionIds"], json!([id]));
+    assert_eq!(closed["intents"][0]["outcome"], "succeeded");
+    let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    let outcomes = audit
+        .lines()
+        .filter(|l| l.contains("\"event\":\"outcome\""))
+        .count();
+    // Register, open and close each ended with a recorded outcome.
+    assert_eq!(outcomes, 3, "{audit}");
 }
