@@ -25,10 +25,11 @@ pub enum Action {
     Confirm,
     Type(char),
     Backspace,
+    ChartInterval,
 }
 
 /// One line of help: keys and what they do.
-pub const COMMANDS: [(&str, &str); 15] = [
+pub const COMMANDS: [(&str, &str); 16] = [
     ("B / S", "long / short"),
     ("/", "edit the margin (Esc leaves the field)"),
     ("M", "next market"),
@@ -44,6 +45,7 @@ pub const COMMANDS: [(&str, &str); 15] = [
         "close marked (or highlighted) positions; cancel a pending intent",
     ),
     ("Tab", "next tab"),
+    ("C", "chart interval: 1m 5m 15m 1h 4h 1d"),
     ("?", "this help"),
     ("Esc", "close a dialog or leave a field"),
     ("q", "quit"),
@@ -93,6 +95,7 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('4') => Action::Tab(Tab::Protocol),
         KeyCode::Tab => Action::Tab(app.tab.next()),
         KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('c') | KeyCode::Char('C') => Action::ChartInterval,
         KeyCode::Esc => Action::Escape,
         KeyCode::Up | KeyCode::Char('k') => Action::Up,
         KeyCode::Down | KeyCode::Char('j') => Action::Down,

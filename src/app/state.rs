@@ -85,6 +85,9 @@ pub enum Dialog {
     },
 }
 
+/// The chart's intervals, as the browser terminal offers them; `C` cycles.
+pub const CHART_INTERVALS: [&str; 6] = ["1m", "5m", "15m", "1h", "4h", "1d"];
+
 /// A short message shown for a while (outcomes, refusals, notes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Toast {
@@ -112,6 +115,9 @@ pub struct App {
     pub health: Option<RelayerHealth>,
     pub account: Option<AccountState>,
     pub freshness: Freshness,
+    /// The chart's interval and the candles last fetched for (market, interval).
+    pub chart_interval: &'static str,
+    pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
     /// Closed positions seen on the stream this session, newest first.
     pub history: VecDeque<ClosedPosition>,
     pub watch: IntentWatch,
@@ -142,6 +148,8 @@ impl App {
             health: None,
             account: None,
             freshness: Freshness::default(),
+            chart_interval: "15m",
+            candles: None,
             history: VecDeque::new(),
             watch: IntentWatch::new(),
             toasts: VecDeque::new(),
@@ -187,6 +195,13 @@ impl App {
                 self.pending_focus = false;
             }
             Action::ToggleHelp => self.help = !self.help,
+            Action::ChartInterval => {
+                let i = CHART_INTERVALS
+                    .iter()
+                    .position(|x| *x == self.chart_interval)
+                    .unwrap_or(0);
+                self.chart_interval = CHART_INTERVALS[(i + 1) % CHART_INTERVALS.len()];
+            }
             Action::Escape => {
                 if self.dialog.take().is_none() && !std::mem::take(&mut self.help) {
                     self.ticket.editing_margin = false;
@@ -315,6 +330,14 @@ impl App {
             }
             MarketEvent::Summary(s, _) => self.summary = Some(*s),
             MarketEvent::RelayerHealth(h, _) => self.health = Some(*h),
+            MarketEvent::Candles {
+                instrument_id,
+                interval,
+                candles,
+                ..
+            } => {
+                self.candles = Some((instrument_id, interval, candles));
+            }
             MarketEvent::Failed { .. } => {}
         }
         self.dirty = true;
@@ -364,6 +387,16 @@ impl App {
         let short = &short[..10];
         let error = !matches!(resolution.label(), "succeeded" | "cancelled");
         self.toast(format!("intent {short}… {}", resolution.label()), error);
+    }
+
+    /// The (market, interval) the chart should show, when it differs from what is loaded.
+    pub fn candles_wanted(&self) -> Option<(u32, &'static str)> {
+        let (market, _) = self.ticket_market()?;
+        let want = (market.id, self.chart_interval);
+        match &self.candles {
+            Some((id, interval, _)) if (*id, *interval) == want => None,
+            _ => Some(want),
+        }
     }
 
     pub fn positions(&self) -> &[crate::protocol::account::Position] {

@@ -23,6 +23,8 @@ pub enum Source {
     Mark(u32),
     Summary,
     RelayerHealth,
+    /// The chart's candles.
+    Candles,
     /// The account stream (fed by the consumer from stream events).
     Account,
 }
@@ -38,6 +40,13 @@ pub enum MarketEvent {
     },
     Summary(Box<Summary>, SystemTime),
     RelayerHealth(Box<RelayerHealth>, SystemTime),
+    /// Candles fetched on demand for the chart.
+    Candles {
+        instrument_id: u32,
+        interval: &'static str,
+        candles: Vec<Candle>,
+        at: SystemTime,
+    },
     /// A read failed after its retries; the last good value stands, and ages.
     Failed {
         source: Source,
@@ -209,6 +218,7 @@ impl Freshness {
             } => self.record_ok(Source::Mark(*instrument_id), *at),
             MarketEvent::Summary(_, at) => self.record_ok(Source::Summary, *at),
             MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
+            MarketEvent::Candles { .. } => {}
             MarketEvent::Failed { source, error, .. } => {
                 self.last_error.insert(*source, error.clone());
             }

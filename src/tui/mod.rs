@@ -53,6 +53,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         max_fps,
     } = setup;
     let (market_tx, mut market_rx) = mpsc::channel(256);
+    let market_tx_candles = market_tx.clone();
     let _poller = AbortOnDrop(spawn_market_poller(http.clone(), rates, market_tx));
     let (stream_tx, mut stream_rx) = mpsc::channel(256);
     let _stream = app.wallet.map(|w: Address| {
@@ -76,7 +77,15 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         let mut tick = tokio::time::interval(Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60))));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
         let mut draw_now = true;
+        // Candles are fetched when the market or interval changes, and refreshed now and then.
+        let mut candles_fetched: Option<((u32, &'static str), tokio::time::Instant)> = None;
         loop {
+            let want = app.ticket_market().map(|(m, _)| (m.id, app.chart_interval));
+            let stale = candles_fetched.is_none_or(|(what, at)| Some(what) != want || at.elapsed() > CANDLE_REFRESH);
+            if let (Some(what), true) = (want, stale) {
+                candles_fetched = Some((what, tokio::time::Instant::now()));
+                spawn_candles(&http, &app, what, market_tx_candles.clone());
+            }
             if draw_now {
                 frame(&mut terminal, &app, &theme)?;
                 app.dirty = false;
@@ -140,6 +149,49 @@ fn frame(terminal: &mut ratatui::DefaultTerminal, app: &App, theme: &Theme) -> s
     execute!(out, EndSynchronizedUpdate)?;
     out.flush()?;
     drawn.map(|_| ())
+}
+
+/// How often the chart's candles are fetched again.
+const CANDLE_REFRESH: Duration = Duration::from_secs(20);
+/// Candles a chart can use at most (one a column).
+const CANDLE_COUNT: u64 = 200;
+
+fn spawn_candles(
+    http: &ExchangeHttp,
+    app: &App,
+    (id, interval): (u32, &'static str),
+    tx: mpsc::Sender<crate::client::market::MarketEvent>,
+) {
+    use crate::client::market::{MarketEvent, Source, candles};
+    let Some(symbol) = app
+        .trading
+        .as_ref()
+        .and_then(|s| s.market_by_id(id))
+        .map(|m| m.symbol.clone())
+    else {
+        return;
+    };
+    let http = http.clone();
+    tokio::spawn(async move {
+        let now_ms = SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0);
+        let event = match candles(&http, &symbol, interval, CANDLE_COUNT, now_ms).await {
+            Ok(candles) => MarketEvent::Candles {
+                instrument_id: id,
+                interval,
+                candles,
+                at: SystemTime::now(),
+            },
+            Err(e) => MarketEvent::Failed {
+                source: Source::Candles,
+                error: format!("candles: {e}"),
+                at: SystemTime::now(),
+            },
+        };
+        let _ = tx.send(event).await;
+    });
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);

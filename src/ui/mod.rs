@@ -1,6 +1,7 @@
 //! Drawing: a pure function of `App` onto a ratatui frame. Nothing here reads the network or
 //! the clock except through `App` and the `now` it is given.
 
+mod chart;
 pub mod theme;
 
 use std::time::{Duration, SystemTime};
@@ -304,7 +305,10 @@ fn draw_trade(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let [left, ticket] =
         Layout::horizontal([Constraint::Min(30), Constraint::Length(40)]).areas(area);
     draw_ticket(frame, ticket, app, theme);
-    draw_positions(frame, left, app, theme);
+    let [chart_area, positions] =
+        Layout::vertical([Constraint::Percentage(60), Constraint::Min(4)]).areas(left);
+    chart::draw_chart(frame, chart_area, app, theme);
+    draw_positions(frame, positions, app, theme);
 }
 
 fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {

@@ -61,6 +61,36 @@ fn fixture(mode: Mode) -> App {
             local_expiry: 1_794_285_240,
         });
     }
+    // Forty 15-minute candles walking up to the mark.
+    let candles = (0..40u64)
+        .map(|i| {
+            let base = 826_000 + i * 100 + (i % 3) * 40;
+            let px = |raw: u64| format!("{}.{}", raw / 10, raw % 10);
+            let (o, c) = if i % 4 == 0 {
+                (base + 90, base)
+            } else {
+                (base, base + 90)
+            };
+            papertrade_tui::protocol::hyperliquid::Candle {
+                t: 1_791_820_000_000 + i * 900_000,
+                close_time: 1_791_820_000_000 + i * 900_000 + 899_999,
+                s: "BTC".into(),
+                i: "15m".into(),
+                o: px(o),
+                c: px(c),
+                h: px(base + 140),
+                l: px(base - 50),
+                v: "12.5".into(),
+                n: 40,
+            }
+        })
+        .collect();
+    app.on_market(MarketEvent::Candles {
+        instrument_id: 0,
+        interval: "15m",
+        candles,
+        at: t,
+    });
     app.ticket.margin_text = "100".into();
     app.ticket.leverage = 500;
     app.toast("intent 0x71a9f6c0… succeeded", false);
