@@ -1,0 +1,159 @@
+//! Frame render time at 120x40 with 50 positions, and how many account patches a second the
+//! stream fold and the UI state take in.
+
+use std::hint::black_box;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use papertrade_tui::app::{App, Mode, Tab};
+use papertrade_tui::client::market::MarketEvent;
+use papertrade_tui::client::stream::StreamEvent;
+use papertrade_tui::protocol::account::{AccountFold, Frame, Patch, StatePatch};
+use papertrade_tui::protocol::trading::TradingState;
+use papertrade_tui::ui::{draw, theme::Theme};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use serde_json::json;
+
+const WALLET: &str = "0xa9f28db0543b215eb2705740f10258c3d000cefd";
+const MARGIN: u128 = 10_000_000_000_000_000_000;
+
+fn snapshot(positions: u64) -> Frame {
+    let rows: Vec<_> = (0..positions)
+        .rev()
+        .map(|i| {
+            json!([
+                (500_000 + i).to_string(),
+                (i % 2) as u32,
+                i % 3 != 0,
+                false,
+                "830000",
+                MARGIN.to_string(),
+                100,
+                "822000",
+                1_791_862_800_000u64,
+                null
+            ])
+        })
+        .collect();
+    let body = json!({
+        "address": WALLET, "indexedThroughBlock": 1, "indexedThroughTimestamp": 1, "sessionKeys": [],
+        "walletRevision": 1, "queueRevision": "1", "balance": "1000000000000000000000", "queued": "0",
+        "locked": (MARGIN * u128::from(positions)).to_string(),
+        "funds": {"reservedBalance": "0", "reservedQueued": "0", "availableBalance": "1000000000000000000000", "availableQueued": "0"},
+        "queueNodeCount": 0, "consumableDebt": "0",
+        "paper": {"balance": "0", "staked": "0", "pendingBase": "0", "rewardDebt": "0"},
+        "lifetime": {"depositedRaw": "0", "withdrawnRaw": "0", "realizedPnlRaw": "0", "feesPaidRaw": "0", "tradedNotionalRaw": "0", "paperRewardsClaimedRaw": "0"},
+        "openPositions": rows, "operations": [], "accountRevision": 1
+    });
+    Frame::decode(&body.to_string()).unwrap()
+}
+
+fn app_with(positions: u64) -> App {
+    let mut app = App::new(Mode::Demo, Some(WALLET.parse().unwrap()));
+    let state = TradingState::decode(include_str!("../assets/trading_mainnet.json")).unwrap();
+    let at = UNIX_EPOCH + Duration::from_secs(1_791_862_900);
+    app.on_market(MarketEvent::Trading(Box::new(state), at));
+    app.on_market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_105,
+        at,
+    });
+    app.on_market(MarketEvent::Mark {
+        instrument_id: 1,
+        raw: 250_001,
+        at,
+    });
+    let Frame::Snapshot(s) = snapshot(positions) else {
+        unreachable!()
+    };
+    app.on_stream(StreamEvent::Synced(s));
+    app
+}
+
+fn render(c: &mut Criterion) {
+    let mut group = c.benchmark_group("render 120x40, 50 positions");
+    for (tab, name) in [(Tab::Trade, "trade"), (Tab::Positions, "positions")] {
+        let mut app = app_with(50);
+        app.tab = tab;
+        let mut terminal = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        let now = SystemTime::now();
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                terminal
+                    .draw(|f| draw(f, black_box(&app), &Theme::plain(), now))
+                    .unwrap()
+                    .area
+            })
+        });
+    }
+    group.finish();
+}
+
+/// A balance-only patch on top of `base` (the most common frame after a heartbeat).
+fn balance_patch(base: u64, balance: u128) -> Patch {
+    Patch {
+        address: WALLET.parse().unwrap(),
+        account_revision: base + 1,
+        base_account_revision: base,
+        state: StatePatch {
+            balance: Some(balance),
+            funds: Some(papertrade_tui::protocol::account::Funds {
+                available_balance: balance,
+                ..Default::default()
+            }),
+            ..StatePatch::default()
+        },
+        lifetime: None,
+        added_positions: Vec::new(),
+        removed_position_ids: Vec::new(),
+        closed_positions: Vec::new(),
+        added_operations: Vec::new(),
+        removed_operation_ids: Vec::new(),
+        intent_outcomes: Vec::new(),
+    }
+}
+
+fn fold(c: &mut Criterion) {
+    let patches: Vec<Frame> = (1..=1000u64)
+        .map(|i| {
+            Frame::Patch(Box::new(balance_patch(
+                i,
+                1_000_000_000_000_000_000_000 + u128::from(i),
+            )))
+        })
+        .collect();
+    let mut group = c.benchmark_group("account patches");
+    group.throughput(Throughput::Elements(patches.len() as u64));
+    group.bench_function("fold (stream task), 50 positions", |b| {
+        b.iter(|| {
+            let mut f = AccountFold::new(WALLET.parse().unwrap());
+            f.fold(&snapshot(50)).unwrap();
+            for p in &patches {
+                black_box(f.fold(p).unwrap());
+            }
+        })
+    });
+    group.bench_function("decode + fold + UI state, 50 positions", |b| {
+        let texts: Vec<String> = patches.iter().map(Frame::to_json).collect();
+        b.iter(|| {
+            let mut f = AccountFold::new(WALLET.parse().unwrap());
+            f.fold(&snapshot(50)).unwrap();
+            let mut app = app_with(50);
+            for t in &texts {
+                let frame = Frame::decode(t).unwrap();
+                f.fold(&frame).unwrap();
+                app.on_stream(StreamEvent::Patched {
+                    state: Box::new(f.state().unwrap().clone()),
+                    closed: Vec::new(),
+                    outcomes: Vec::new(),
+                });
+            }
+            black_box(app.dirty)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, render, fold);
+criterion_main!(benches);
