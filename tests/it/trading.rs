@@ -927,3 +927,112 @@ async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
     // Register, open and close each ended with a recorded outcome.
     assert_eq!(outcomes, 3, "{audit}");
 }
+
+/// The real binary in a pseudo-terminal (util-linux `script` allocates it), driven by keys:
+/// open a position from the ticket, close it from the Positions tab, quit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
+    use std::io::Read;
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("BTC", "82800.3").await;
+    let binary = env!("CARGO_BIN_EXE_papertrade-tui");
+    let inner = format!(
+        "stty rows 40 cols 120; exec {binary} --api {} --info-url {} --owner {:#x} --key-backend keystore",
+        user.api,
+        user.info,
+        user.owner()
+    );
+    let mut c = Command::new("script");
+    c.args(["-qfec", &inner, "/dev/null"])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("TERM", "xterm-256color")
+        .env("HOME", user.dir.path())
+        .env("PAPERTRADE_TUI_DATA_DIR", user.data())
+        .env("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("util-linux script");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Everything the UI writes, as it arrives, so the test waits for what it expects to see.
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = stdout.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
+            }
+        })
+    };
+    let owner = user.owner();
+    let mut keys = |bytes: &[u8]| {
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    };
+    let positions = |sim: &Sim| {
+        sim.server
+            .shared
+            .with_engine(|e| e.account(owner).map_or(0, |a| a.state.open_positions.len()))
+    };
+    let since = |mark: usize, text: &str| seen.lock().unwrap()[mark..].contains(text);
+    let wait_for = async |what: &str, f: &dyn Fn() -> bool| {
+        for _ in 0..150 {
+            if f() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("timed out waiting for {what}");
+    };
+    // The live ticket (market data in) first; then type. The screen is watched, not timed.
+    wait_for("the ticket's pre-trade panel", &|| since(0, "notional")).await;
+    let mark = seen.lock().unwrap().len();
+    // Margin 100 at 100x: "/" edits, two backspaces clear "50", Esc leaves the field.
+    // Esc goes alone: a terminal reads ESC followed at once by a key as Alt+key.
+    keys(b"/\x7f\x7f100");
+    keys(b"\x1b");
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    keys(b"}}}}}}}}}\r");
+    wait_for("the confirm dialog", &|| since(mark, "OPEN")).await;
+    keys(b"y");
+    wait_for("the position to open", &|| positions(&sim) == 1).await;
+    let opened = sim
+        .server
+        .shared
+        .with_engine(|e| e.account(owner).unwrap().state.open_positions[0].clone());
+    assert_eq!(
+        (opened.leverage, opened.margin, opened.entry_price),
+        (100, 100 * WAD, 828_003)
+    );
+    let id = opened.id.to_string();
+    wait_for("the position on screen", &|| since(mark, &id)).await;
+    let mark = seen.lock().unwrap().len();
+    keys(b"2x");
+    wait_for("the close dialog", &|| since(mark, "CLOSE")).await;
+    keys(b"y");
+    wait_for("the position to close", &|| positions(&sim) == 0).await;
+    keys(b"q");
+    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+        .await
+        .unwrap();
+    reader.join().unwrap();
+    let screen = seen.lock().unwrap().clone();
+    assert!(status.success(), "exit {status}; screen:\n{screen}");
+    // The terminal gets only changed cells, so blanks between words are skipped: look for words.
+    for text in ["ticket", "OPEN", "CLOSE", "LIVE", "History"] {
+        assert!(screen.contains(text), "{text} never appeared");
+    }
+    // The alternate screen was entered and left again: the terminal is restored.
+    assert!(screen.contains("\u{1b}[?1049h") && screen.contains("\u{1b}[?1049l"));
+    let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    assert!(audit.contains("\"via\":\"tui\""));
+}
