@@ -24,6 +24,31 @@ pub struct FileConfig {
     pub key_backend: Option<String>,
     /// Poll rates for live market data.
     pub poll: Option<PollConfig>,
+    /// The terminal UI.
+    #[serde(default)]
+    pub ui: UiConfig,
+}
+
+/// `[ui]`: the terminal UI's look and pace.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct UiConfig {
+    /// `dark` (default) or `light`. `NO_COLOR` turns colour off whatever this says.
+    pub theme: Option<String>,
+    /// Feed-driven redraws per second (keys always redraw at once). Default 10.
+    pub max_fps: Option<u32>,
+}
+
+impl UiConfig {
+    pub fn light(&self) -> bool {
+        self.theme
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case("light"))
+    }
+
+    pub fn max_fps(&self) -> u32 {
+        self.max_fps.unwrap_or(10).clamp(1, 60)
+    }
 }
 
 /// How often live data is read (milliseconds).
@@ -84,6 +109,14 @@ impl FileConfig {
             path: shown.clone(),
             reason: e.message().to_string(),
         })?;
+        if let Some(t) = &config.ui.theme
+            && !matches!(t.to_ascii_lowercase().as_str(), "dark" | "light")
+        {
+            return Err(ConfigError::Invalid {
+                path: shown,
+                reason: format!("ui.theme: must be dark or light, got {t:?}"),
+            });
+        }
         for (key, url) in [("api_url", &config.api_url), ("info_url", &config.info_url)] {
             if let Some(url) = url {
                 check_url(url).map_err(|reason| ConfigError::Invalid {
@@ -129,6 +162,17 @@ mod tests {
         );
         std::fs::write(&path, "api_url = \"ftp://x\"\n").unwrap();
         assert!(FileConfig::load_from(&path).is_err());
+        std::fs::write(&path, "[ui]\ntheme = \"neon\"\n").unwrap();
+        assert!(
+            FileConfig::load_from(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("ui.theme")
+        );
+        std::fs::write(&path, "[ui]\ntheme = \"light\"\nmax_fps = 500\n").unwrap();
+        let ui = FileConfig::load_from(&path).unwrap().ui;
+        assert!(ui.light());
+        assert_eq!(ui.max_fps(), 60);
         assert!(check_url("http://127.0.0.1:8787").is_ok());
     }
 }

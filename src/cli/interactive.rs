@@ -15,9 +15,6 @@ use super::output::CliError;
 use super::session::{LiveAccount, owner, usable_session_key};
 use super::{Context, PrefillArgs, args};
 
-/// Feed-driven redraws per second.
-const MAX_FPS: u32 = 10;
-
 pub async fn run(
     ctx: &Context,
     watch: Option<String>,
@@ -74,9 +71,9 @@ pub async fn open(
         http: ctx.http.clone(),
         session,
         data_dir: ctx.data_dir.clone(),
-        theme: Theme::from_env(false),
+        theme: Theme::from_env(ctx.ui.light()),
         rates,
-        max_fps: MAX_FPS,
+        max_fps: ctx.ui.max_fps(),
     };
     crate::tui::run(setup)
         .await

@@ -347,6 +347,8 @@ pub struct Context {
     pub owner: Option<String>,
     /// `--key-backend` or config `key_backend`.
     pub key_backend: Option<String>,
+    /// The config file's `[ui]`.
+    pub ui: crate::config::UiConfig,
 }
 
 /// Parse the command line, run the command, report any error; the process exit code.
@@ -425,6 +427,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             data_dir,
             owner: cli.owner.or(file.owner),
             key_backend: cli.key_backend.or(file.key_backend),
+            ui: file.ui.clone(),
         };
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -440,6 +443,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         data_dir,
         owner: cli.owner.or(file.owner),
         key_backend: cli.key_backend.or(file.key_backend),
+        ui: file.ui,
     };
     tracing::info!(?command, api, "command");
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -418,7 +418,7 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .filter_map(|(i, p)| {
             let m = state.market_by_id(p.instrument_id)?;
             let mark = app.marks.get(&m.id).copied();
-            let (pays, risk, style) = match mark {
+            let (pays, risk, distance, style) = match mark {
                 Some(mark) => {
                     let sc = Position::held(m, p).scenario(fee, mark);
                     let net = sc.net_pnl(p.margin);
@@ -428,9 +428,18 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                         mark,
                         p.is_long,
                     );
-                    (usd_signed_text(net), risk_bar(risk), theme.signed(net))
+                    // How far the mark may still move against the position, as a percent of it.
+                    let room = i128::from(mark) - i128::from(p.bust_price);
+                    let room = if p.is_long { room } else { -room };
+                    let distance = format!("{}%", percent_text(room, u128::from(mark), 2));
+                    (
+                        usd_signed_text(net),
+                        risk_bar(risk),
+                        distance,
+                        theme.signed(net),
+                    )
                 }
-                None => ("—".into(), String::new(), theme.text()),
+                None => ("—".into(), String::new(), "—".into(), theme.text()),
             };
             let mark_flag = if app.marked.contains(&p.id) {
                 "●"
@@ -453,6 +462,7 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     Cell::from(usd_text(signed(p.margin))),
                     Cell::from(price(p.entry_price, m.price_scale)),
                     Cell::from(price(p.bust_price, m.price_scale)),
+                    Cell::from(distance),
                     Cell::from(pays).style(style),
                     Cell::from(risk),
                 ]
@@ -481,14 +491,15 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 Constraint::Length(8),
                 Constraint::Length(7),
                 Constraint::Length(5),
+                Constraint::Length(8),
                 Constraint::Length(9),
-                Constraint::Length(10),
-                Constraint::Length(10),
+                Constraint::Length(9),
+                Constraint::Length(7),
                 Constraint::Length(10),
                 Constraint::Min(10),
             ],
             Row::new([
-                "ID", "MKT", "LEV", "MARGIN", "ENTRY", "BUST", "PAYS NOW", "RISK",
+                "ID", "MKT", "LEV", "MARGIN", "ENTRY", "BUST", "TO BUST", "PAYS NOW", "RISK",
             ]),
         )
     };
@@ -541,11 +552,15 @@ fn draw_pending(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sy
                 Cell::from(format!("{}…", &id[..12])),
                 Cell::from(sanitize_line(&o.action, 16)),
                 Cell::from(detail),
-                Cell::from(if o.deadline > now_s {
-                    format!("expires in {}s", o.deadline - now_s)
-                } else {
-                    "deadline passed".to_string()
-                }),
+                Cell::from(format!(
+                    "{}s old · {}",
+                    now_s.saturating_sub(o.accepted_at_ms / 1000),
+                    if o.deadline > now_s {
+                        format!("expires in {}s", o.deadline - now_s)
+                    } else {
+                        "deadline passed".into()
+                    }
+                )),
             ]);
             if app.pending_focus && i == app.pending_cursor {
                 row.style(theme.selected())
