@@ -5,7 +5,7 @@ use std::time::Duration;
 use alloy_primitives::Address;
 use serde_json::json;
 
-use crate::client::intents::{IntentWatch, Submission, submit};
+use crate::client::intents::{Submission, submit};
 use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::{NonceLane, RegisterSessionKey};
@@ -150,19 +150,9 @@ async fn register(
         .map_err(|e| CliError::Malformed(e.to_string()))?;
     let id = signed.intent_id();
     report_submission(ctx, &submission, id)?;
-    let mut watch = IntentWatch::new();
-    watch.track(id);
-    let (resolved, _) = live
-        .resolve(
-            &mut watch,
-            Duration::from_secs(60),
-            &AuditLog::new(&ctx.data_dir),
-        )
+    let outcome = live
+        .outcome(id, Duration::from_secs(60), &AuditLog::new(&ctx.data_dir))
         .await;
-    let outcome = resolved
-        .first()
-        .map(|(_, r)| r.label())
-        .unwrap_or("pending");
     let registered = live.state.session_key_expiry(meta.key);
     if ctx.json {
         print_json(

@@ -210,6 +210,19 @@ impl LiveAccount {
     }
 }
 
+impl LiveAccount {
+    /// Follow one intent to its fate (recorded in the audit log): its label, or `pending`.
+    pub async fn outcome(&mut self, id: B256, timeout: Duration, audit: &AuditLog) -> &'static str {
+        let mut watch = IntentWatch::new();
+        watch.track(id);
+        let (resolved, _) = self.resolve(&mut watch, timeout, audit).await;
+        resolved
+            .first()
+            .map(|(_, r)| r.label())
+            .unwrap_or("pending")
+    }
+}
+
 /// Ask before signing unless `--yes`; without a terminal, `--yes` is required.
 pub fn confirm(yes: bool, question: &str) -> Result<(), CliError> {
     if yes {

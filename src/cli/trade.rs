@@ -152,12 +152,9 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
     let details = json!({"market": market.symbol, "side": args::side_label(is_long), "marginRaw": margin.to_string(), "leverage": leverage});
     let (id, submission) = send(ctx, &signed_open, details).await?;
-    let mut watch = IntentWatch::new();
-    watch.track(id);
-    let (resolved, _) = live
-        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+    let outcome = live
+        .outcome(id, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
         .await;
-    let outcome = resolution_text(resolved.first().map(|(_, r)| r));
     let position = live
         .state
         .open_positions
@@ -389,12 +386,9 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
         json!({"target": format!("{target:#x}")}),
     )
     .await?;
-    let mut watch = IntentWatch::new();
-    watch.track(target);
-    let (resolved, _) = live
-        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+    let outcome = live
+        .outcome(target, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
         .await;
-    let outcome = resolution_text(resolved.first().map(|(_, r)| r));
     if ctx.json {
         print_json(&json!({"intentId": format!("{target:#x}"), "outcome": outcome}));
     } else {
@@ -450,12 +444,9 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
         json!({"amountUsdc": usdc.to_string()}),
     )
     .await?;
-    let mut watch = IntentWatch::new();
-    watch.track(id);
-    let (resolved, _) = live
-        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+    let outcome = live
+        .outcome(id, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
         .await;
-    let outcome = resolution_text(resolved.first().map(|(_, r)| r));
     if ctx.json {
         print_json(
             &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string()}),
