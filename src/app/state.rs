@@ -115,6 +115,10 @@ pub struct App {
     pub health: Option<RelayerHealth>,
     pub account: Option<AccountState>,
     pub freshness: Freshness,
+    /// Place in the relayer queue of each queued intent of the wallet.
+    pub queue_ranks: BTreeMap<B256, u64>,
+    /// The wallet's trades in the protocol's recent feed, newest first.
+    pub my_trades: Vec<crate::protocol::stats::TradeEvent>,
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
@@ -148,6 +152,8 @@ impl App {
             health: None,
             account: None,
             freshness: Freshness::default(),
+            queue_ranks: BTreeMap::new(),
+            my_trades: Vec::new(),
             chart_interval: "15m",
             candles: None,
             history: VecDeque::new(),
@@ -330,6 +336,22 @@ impl App {
             }
             MarketEvent::Summary(s, _) => self.summary = Some(*s),
             MarketEvent::RelayerHealth(h, _) => self.health = Some(*h),
+            MarketEvent::QueueRank(rank, _) => {
+                self.queue_ranks = rank
+                    .entries
+                    .iter()
+                    .map(|e| (e.intent_id, e.position))
+                    .collect();
+            }
+            MarketEvent::RecentTrades(trades, _) => {
+                let wallet = self.wallet;
+                self.my_trades = trades
+                    .events
+                    .iter()
+                    .filter(|e| Some(e.wallet) == wallet)
+                    .cloned()
+                    .collect();
+            }
             MarketEvent::Candles {
                 instrument_id,
                 interval,

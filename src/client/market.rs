@@ -40,6 +40,10 @@ pub enum MarketEvent {
     },
     Summary(Box<Summary>, SystemTime),
     RelayerHealth(Box<RelayerHealth>, SystemTime),
+    /// The wallet's queued intents and their places in the relayer queue.
+    QueueRank(Box<crate::protocol::stats::QueueRank>, SystemTime),
+    /// The protocol's recent trades (the consumer picks the wallet's).
+    RecentTrades(Box<crate::protocol::stats::RecentTrades>, SystemTime),
     /// Candles fetched on demand for the chart.
     Candles {
         instrument_id: u32,
@@ -172,6 +176,44 @@ async fn poll_protocol(http: &ExchangeHttp) -> Vec<MarketEvent> {
     ]
 }
 
+/// Poll one wallet's queue ranks and the recent-trades feed every `every` until dropped.
+pub fn spawn_account_reads(
+    http: ExchangeHttp,
+    wallet: alloy_primitives::Address,
+    every: Duration,
+    events: mpsc::Sender<MarketEvent>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let none = BTreeMap::new();
+        let rank_path = format!("/queue-rank/accounts/{wallet:#x}");
+        loop {
+            tick.tick().await;
+            let (rank, trades) = tokio::join!(
+                http.get_json::<crate::protocol::stats::QueueRank>(&rank_path, &none),
+                http.get_json::<crate::protocol::stats::RecentTrades>(
+                    "/query/protocol/trades/recent",
+                    &none
+                )
+            );
+            let now = SystemTime::now();
+            let batch = [
+                rank.map(|r| MarketEvent::QueueRank(Box::new(r), now))
+                    .unwrap_or_else(|e| failed(Source::Trading, format!("queue rank: {e}"))),
+                trades
+                    .map(|t| MarketEvent::RecentTrades(Box::new(t), now))
+                    .unwrap_or_else(|e| failed(Source::Summary, format!("recent trades: {e}"))),
+            ];
+            for event in batch {
+                if events.send(event).await.is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}
+
 /// Hyperliquid candles for `coin`: the latest `count` of `interval`, oldest first.
 pub async fn candles(
     http: &ExchangeHttp,
@@ -218,7 +260,9 @@ impl Freshness {
             } => self.record_ok(Source::Mark(*instrument_id), *at),
             MarketEvent::Summary(_, at) => self.record_ok(Source::Summary, *at),
             MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
-            MarketEvent::Candles { .. } => {}
+            MarketEvent::Candles { .. }
+            | MarketEvent::QueueRank(..)
+            | MarketEvent::RecentTrades(..) => {}
             MarketEvent::Failed { source, error, .. } => {
                 self.last_error.insert(*source, error.clone());
             }

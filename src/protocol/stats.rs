@@ -140,7 +140,7 @@ pub struct QueueSource {
 }
 
 /// `/query/protocol/trades/recent`: newest first, at most 50.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RecentTrades {
     pub ok: bool,
     pub count: u64,

@@ -54,7 +54,15 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
     } = setup;
     let (market_tx, mut market_rx) = mpsc::channel(256);
     let market_tx_candles = market_tx.clone();
-    let _poller = AbortOnDrop(spawn_market_poller(http.clone(), rates, market_tx));
+    let _poller = AbortOnDrop(spawn_market_poller(http.clone(), rates, market_tx.clone()));
+    let _account_reads = app.wallet.map(|w| {
+        AbortOnDrop(crate::client::market::spawn_account_reads(
+            http.clone(),
+            w,
+            Duration::from_secs(3),
+            market_tx.clone(),
+        ))
+    });
     let (stream_tx, mut stream_rx) = mpsc::channel(256);
     let _stream = app.wallet.map(|w: Address| {
         AbortOnDrop(spawn_account_stream(

@@ -548,8 +548,13 @@ fn draw_pending(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sy
                     .map(|ids| format!("{} position(s)", ids.len()))
                     .unwrap_or_default(),
             };
+            let rank = app
+                .queue_ranks
+                .get(&o.intent_id)
+                .map_or("rank —".to_string(), |r| format!("rank {r}"));
             let row = Row::new(vec![
                 Cell::from(format!("{}…", &id[..12])),
+                Cell::from(rank),
                 Cell::from(sanitize_line(&o.action, 16)),
                 Cell::from(detail),
                 Cell::from(format!(
@@ -571,6 +576,7 @@ fn draw_pending(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sy
         .collect();
     let widths = [
         Constraint::Length(14),
+        Constraint::Length(8),
         Constraint::Length(16),
         Constraint::Length(24),
         Constraint::Min(10),
@@ -590,6 +596,11 @@ fn risk_bar(bps: u32) -> String {
 }
 
 fn draw_history(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let trades_height = (app.my_trades.len() as u16 + 3).clamp(3, 12);
+    let [closed_area, trades_area] =
+        Layout::vertical([Constraint::Min(4), Constraint::Length(trades_height)]).areas(area);
+    draw_recent_trades(frame, trades_area, app, theme);
+    let area = closed_area;
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" History (this session) ");
@@ -632,6 +643,56 @@ fn draw_history(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ];
     let header = Row::new(["ID", "MKT", "LEV", "NET PNL", "", "PAPER"]).style(theme.title());
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+}
+
+/// The wallet's entries in the protocol's recent-trades feed (opens, closes, liquidations).
+fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    use crate::protocol::stats::TradeKind;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Recent trades of this wallet ");
+    if app.my_trades.is_empty() {
+        frame.render_widget(
+            Paragraph::new("none in the protocol's recent feed")
+                .style(theme.dim())
+                .block(block),
+            area,
+        );
+        return;
+    }
+    let lines: Vec<Line> = app
+        .my_trades
+        .iter()
+        .map(|t| {
+            let kind = match t.kind {
+                TradeKind::Open => "open ",
+                TradeKind::Close => "close",
+                TradeKind::Liq => "LIQ  ",
+            };
+            let side = match t.side {
+                crate::protocol::stats::Side::Long => "▲L",
+                crate::protocol::stats::Side::Short => "▼S",
+            };
+            // The feed's figures are the exchange's display floats; its text is untrusted.
+            let price = t
+                .entry
+                .or(t.exit)
+                .map(|p| format!("{p}"))
+                .unwrap_or_default();
+            let pnl = t
+                .pnl_usd
+                .map(|p| format!(" pnl {p:+.2}"))
+                .unwrap_or_default();
+            Line::from(format!(
+                "{kind} #{} {} {side} {}x notional ${:.2} @ {price}{pnl}",
+                t.position_id.map(|p| p.to_string()).unwrap_or_default(),
+                sanitize_line(&t.instrument, 12),
+                t.leverage,
+                t.notional_usd
+            ))
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
 fn draw_protocol(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {

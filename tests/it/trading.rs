@@ -814,7 +814,9 @@ async fn market_polling_reports_values_failures_and_staleness() {
                 seen.insert("health")
             }
             MarketEvent::Failed { error, .. } => panic!("{error}"),
-            MarketEvent::Candles { .. } => false,
+            MarketEvent::Candles { .. }
+            | MarketEvent::QueueRank(..)
+            | MarketEvent::RecentTrades(..) => false,
         };
     }
     let now = std::time::SystemTime::now();

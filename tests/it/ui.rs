@@ -93,6 +93,10 @@ fn fixture(mode: Mode) -> App {
     });
     app.ticket.margin_text = "100".into();
     app.ticket.leverage = 500;
+    let trades: papertrade_tui::protocol::stats::RecentTrades = serde_json::from_str(r#"{"ok":true,"count":2,"events":[
+        {"seq":"48399240000026","ts":1791862483000,"wallet":"0xa9f28db0543b215eb2705740f10258c3d000cefd","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"long","leverage":100,"notionalUsd":1000,"intentId":null,"positionId":"411270","kind":"close","entry":null,"exit":83215.5,"pnlUsd":-0.11},
+        {"seq":"48399240000025","ts":1791862483000,"wallet":"0xf522d8f0ea3c5d0350d3a05db1df074ecf0b2fd7","instrument":"BTC\u001b[2J","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":148,"notionalUsd":59200,"intentId":null,"positionId":"408035","kind":"close","entry":null,"exit":83335.5,"pnlUsd":-327.15}]}"#).unwrap();
+    app.on_market(MarketEvent::RecentTrades(Box::new(trades), t));
     app.toast("intent 0x71a9f6c0… succeeded", false);
     app
 }
@@ -128,6 +132,15 @@ fn every_tab_at_both_sizes() {
             insta::assert_snapshot!(format!("{name}_{w}x{h}"), screen(&app, w, h));
         }
     }
+}
+
+#[test]
+fn history_shows_only_this_wallets_trades() {
+    let mut app = fixture(Mode::Demo);
+    app.tab = Tab::History;
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("close #411270 BTC ▲L 100x"), "{s}");
+    assert!(!s.contains("408035"), "{s}");
 }
 
 #[test]
@@ -311,6 +324,14 @@ fn close_selected_and_cancel_pending() {
             close_position_ids: None,
         });
     app.on_stream(StreamEvent::Synced(Box::new(state)));
+    let rank: papertrade_tui::protocol::stats::QueueRank = serde_json::from_str(&format!(
+        r#"{{"ok":true,"queueRevision":"9","entries":[{{"intentId":"{:#x}","position":"3"}}]}}"#,
+        alloy_primitives::B256::repeat_byte(0xab)
+    ))
+    .unwrap();
+    app.on_market(MarketEvent::RecentTrades(Box::default(), now()));
+    app.on_market(MarketEvent::QueueRank(Box::new(rank), now()));
+    assert!(screen(&app, 80, 24).contains("rank 3"));
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
     assert!(app.pending_focus);
