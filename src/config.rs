@@ -37,6 +37,9 @@ pub struct UiConfig {
     pub theme: Option<String>,
     /// Feed-driven redraws per second (keys always redraw at once). Default 10.
     pub max_fps: Option<u32>,
+    /// `[ui.keys]`: command name → key (one character, or "space").
+    #[serde(default)]
+    pub keys: std::collections::BTreeMap<String, String>,
 }
 
 impl UiConfig {
@@ -109,6 +112,12 @@ impl FileConfig {
             path: shown.clone(),
             reason: e.message().to_string(),
         })?;
+        if let Err(reason) = crate::app::Keymap::with_overrides(&config.ui.keys) {
+            return Err(ConfigError::Invalid {
+                path: shown,
+                reason: format!("ui.{reason}"),
+            });
+        }
         if let Some(t) = &config.ui.theme
             && !matches!(t.to_ascii_lowercase().as_str(), "dark" | "light")
         {
@@ -173,6 +182,22 @@ mod tests {
         let ui = FileConfig::load_from(&path).unwrap().ui;
         assert!(ui.light());
         assert_eq!(ui.max_fps(), 60);
+        std::fs::write(&path, "[ui.keys]\nlong = \"l\"\nshort = \"l\"\n").unwrap();
+        assert!(
+            FileConfig::load_from(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("both on")
+        );
+        std::fs::write(&path, "[ui.keys]\nfly = \"f\"\n").unwrap();
+        assert!(
+            FileConfig::load_from(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("no such command")
+        );
+        std::fs::write(&path, "[ui.keys]\nlong = \"l\"\nshort = \"h\"\n").unwrap();
+        assert_eq!(FileConfig::load_from(&path).unwrap().ui.keys.len(), 2);
         assert!(check_url("http://127.0.0.1:8787").is_ok());
     }
 }

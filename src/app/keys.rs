@@ -28,28 +28,178 @@ pub enum Action {
     ChartInterval,
 }
 
-/// One line of help: keys and what they do.
-pub const COMMANDS: [(&str, &str); 16] = [
-    ("B / S", "long / short"),
-    ("/", "edit the margin (Esc leaves the field)"),
-    ("M", "next market"),
-    ("[ ]", "leverage −1 / +1"),
-    ("{ }", "leverage −10 / +10 (Shift+[ ])"),
+/// A remappable command: its config name, default key, what it does, and its action.
+struct Binding {
+    name: &'static str,
+    key: char,
+    help: &'static str,
+    action: Action,
+}
+
+fn bindings() -> Vec<Binding> {
+    let b = |name, key, help, action| Binding {
+        name,
+        key,
+        help,
+        action,
+    };
+    vec![
+        b("long", 'b', "side: long", Action::Side(true)),
+        b("short", 's', "side: short", Action::Side(false)),
+        b(
+            "margin",
+            '/',
+            "edit the margin (Esc leaves the field)",
+            Action::FocusMargin,
+        ),
+        b("market", 'm', "next market", Action::NextMarket),
+        b("leverage_down", '[', "leverage −1", Action::Leverage(-1)),
+        b("leverage_up", ']', "leverage +1", Action::Leverage(1)),
+        b(
+            "leverage_down_10",
+            '{',
+            "leverage −10 (Shift+[)",
+            Action::Leverage(-10),
+        ),
+        b(
+            "leverage_up_10",
+            '}',
+            "leverage +10 (Shift+])",
+            Action::Leverage(10),
+        ),
+        b(
+            "chart",
+            'c',
+            "chart interval: 1m 5m 15m 1h 4h 1d",
+            Action::ChartInterval,
+        ),
+        b("mark", ' ', "mark a position", Action::ToggleMark),
+        b(
+            "close",
+            'x',
+            "close marked/highlighted positions; cancel a pending intent",
+            Action::CloseSelected,
+        ),
+        b("help", '?', "this help", Action::ToggleHelp),
+        b("quit", 'q', "quit", Action::Quit),
+    ]
+}
+
+/// Fixed keys (navigation and dialogs), listed after the remappable ones.
+const FIXED: [(&str, &str); 6] = [
     ("Enter", "review the order (a dialog restates it)"),
     ("y / n", "in a dialog: sign and send / cancel"),
-    ("1 2 3 4", "Trade, Positions, History, Protocol"),
+    ("1 2 3 4", "Trade, Positions, History, Protocol (Tab: next)"),
     ("↑ ↓ j k", "move in a table"),
-    ("Space", "mark a position"),
-    (
-        "x",
-        "close marked (or highlighted) positions; cancel a pending intent",
-    ),
-    ("Tab", "next tab"),
-    ("C", "chart interval: 1m 5m 15m 1h 4h 1d"),
-    ("?", "this help"),
     ("Esc", "close a dialog or leave a field"),
-    ("q", "quit"),
+    ("Ctrl-C", "quit"),
 ];
+
+/// The live key bindings: defaults, overridden by the config file's `[keys]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keymap {
+    keys: Vec<(char, &'static str, &'static str, Action)>,
+}
+
+impl Default for Keymap {
+    fn default() -> Self {
+        Self {
+            keys: bindings()
+                .into_iter()
+                .map(|b| (b.key, b.name, b.help, b.action))
+                .collect(),
+        }
+    }
+}
+
+fn key_name(c: char) -> String {
+    match c {
+        ' ' => "Space".into(),
+        c => c.to_ascii_uppercase().to_string(),
+    }
+}
+
+impl Keymap {
+    /// Apply `[keys]` overrides (`name = "k"`, one character or `space`). Unknown names, keys that
+    /// clash with another command or with the fixed keys are errors naming the entry.
+    pub fn with_overrides(
+        overrides: &std::collections::BTreeMap<String, String>,
+    ) -> Result<Self, String> {
+        let mut map = Self::default();
+        for (name, key) in overrides {
+            let c = match key.as_str() {
+                "space" | "Space" => ' ',
+                k if k.chars().count() == 1 => k.chars().next().expect("one char"),
+                _ => {
+                    return Err(format!(
+                        "keys.{name}: use one character or \"space\", got {key:?}"
+                    ));
+                }
+            };
+            if matches!(c, '1'..='4' | 'y' | 'n' | 'j' | 'k') || c.is_control() {
+                return Err(format!("keys.{name}: {key:?} is a fixed key"));
+            }
+            let entry = map
+                .keys
+                .iter_mut()
+                .find(|(_, n, _, _)| *n == name)
+                .ok_or_else(|| format!("keys.{name}: no such command"))?;
+            entry.0 = c.to_ascii_lowercase();
+        }
+        let mut seen = std::collections::BTreeMap::new();
+        for (c, name, _, _) in &map.keys {
+            if let Some(other) = seen.insert(*c, *name) {
+                return Err(format!(
+                    "keys: {other} and {name} are both on {:?}",
+                    key_name(*c)
+                ));
+            }
+        }
+        Ok(map)
+    }
+
+    fn lookup(&self, c: char) -> Option<Action> {
+        let c = c.to_ascii_lowercase();
+        self.keys
+            .iter()
+            .find(|(k, ..)| *k == c)
+            .map(|(.., a)| a.clone())
+    }
+
+    fn key_of(&self, name: &str) -> String {
+        self.keys
+            .iter()
+            .find(|(_, n, ..)| *n == name)
+            .map(|(c, ..)| key_name(*c))
+            .unwrap_or_default()
+    }
+
+    /// Every command with its current key, for the help overlay.
+    pub fn commands(&self) -> Vec<(String, &'static str)> {
+        let mut out: Vec<(String, &'static str)> = self
+            .keys
+            .iter()
+            .map(|(c, _, help, _)| (key_name(*c), *help))
+            .collect();
+        out.extend(FIXED.iter().map(|(k, h)| (k.to_string(), *h)));
+        out
+    }
+
+    /// The hint bar, from the same bindings.
+    pub fn hints(&self) -> String {
+        format!(
+            "{}/{} side · {} margin · {} mkt · {} {} lev · ⏎ review · 1-4 tabs · {} help · {} quit",
+            self.key_of("long"),
+            self.key_of("short"),
+            self.key_of("margin"),
+            self.key_of("market"),
+            self.key_of("leverage_down"),
+            self.key_of("leverage_up"),
+            self.key_of("help"),
+            self.key_of("quit"),
+        )
+    }
+}
 
 /// Translate a key in the current state.
 pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
@@ -79,16 +229,19 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    if let KeyCode::Char(c) = key.code
+        && let Some(a) = app.keymap.lookup(c)
+    {
+        // The close key cancels when the cursor is in the pending list.
+        return Some(
+            if a == Action::CloseSelected && app.tab == Tab::Positions && app.pending_focus {
+                Action::CancelPending
+            } else {
+                a
+            },
+        );
+    }
     Some(match key.code {
-        KeyCode::Char('q') => Action::Quit,
-        KeyCode::Char('b') | KeyCode::Char('B') => Action::Side(true),
-        KeyCode::Char('s') | KeyCode::Char('S') => Action::Side(false),
-        KeyCode::Char('/') => Action::FocusMargin,
-        KeyCode::Char('m') | KeyCode::Char('M') => Action::NextMarket,
-        KeyCode::Char('[') => Action::Leverage(-1),
-        KeyCode::Char(']') => Action::Leverage(1),
-        KeyCode::Char('{') => Action::Leverage(-10),
-        KeyCode::Char('}') => Action::Leverage(10),
         KeyCode::Char('1') => Action::Tab(Tab::Trade),
         KeyCode::Char('2') => Action::Tab(Tab::Positions),
         KeyCode::Char('3') => Action::Tab(Tab::History),

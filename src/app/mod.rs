@@ -5,6 +5,6 @@ pub mod keys;
 pub mod state;
 pub mod ticket;
 
-pub use keys::{Action, COMMANDS, Effect, action};
+pub use keys::{Action, Effect, Keymap, action};
 pub use state::{App, Dialog, KeyStatus, Mode, Tab, Toast};
 pub use ticket::{PreTrade, Ticket};

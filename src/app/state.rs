@@ -136,6 +136,7 @@ pub struct App {
     pub pending_focus: bool,
     pub dialog: Option<Dialog>,
     pub help: bool,
+    pub keymap: super::keys::Keymap,
     /// Something changed since the last frame.
     pub dirty: bool,
 }
@@ -167,6 +168,7 @@ impl App {
             pending_focus: false,
             dialog: None,
             help: false,
+            keymap: super::keys::Keymap::default(),
             dirty: true,
         }
     }

@@ -60,6 +60,8 @@ pub async fn open(
     rates: PollRates,
 ) -> Result<(), CliError> {
     let mut app = App::new(mode, Some(wallet));
+    // Validated when the config was read; a failure here would be a bug, so fall back loudly.
+    app.keymap = crate::app::Keymap::with_overrides(&ctx.ui.keys).map_err(CliError::Config)?;
     app.key = session.as_ref().map(|(_, meta)| KeyStatus {
         address: meta.key,
         backend: meta.backend.label(),

@@ -75,7 +75,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     if let Some(dialog) = &app.dialog {
         draw_dialog(frame, area, dialog, theme);
     } else if app.help {
-        draw_help(frame, area, theme);
+        draw_help(frame, area, app, theme);
     }
 }
 
@@ -182,13 +182,15 @@ fn draw_dialog(frame: &mut Frame, area: Rect, dialog: &crate::app::Dialog, theme
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }
 
-fn draw_help(frame: &mut Frame, area: Rect, theme: &Theme) {
-    let lines: Vec<Line> = crate::app::COMMANDS
-        .iter()
+fn draw_help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let lines: Vec<Line> = app
+        .keymap
+        .commands()
+        .into_iter()
         .map(|(keys, what)| {
             Line::from(vec![
                 Span::styled(format!("{keys:>9}  "), theme.title()),
-                Span::raw(*what),
+                Span::raw(what),
             ])
         })
         .collect();
@@ -753,9 +755,6 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )
         })
         .unwrap_or_default();
-    let hints = Line::styled(
-        "B/S side · / margin · M mkt · [ ] lev · ⏎ review · 1-4 tabs · ? help · q quit",
-        theme.dim(),
-    );
+    let hints = Line::styled(app.keymap.hints(), theme.dim());
     frame.render_widget(Paragraph::new(vec![toast, hints]), area);
 }

@@ -349,8 +349,9 @@ fn help_lists_the_live_keymap() {
     let mut app = fixture(Mode::Demo);
     press(&mut app, KeyCode::Char('?'));
     let s = screen(&app, 80, 24);
-    for (keys, _) in papertrade_tui::app::COMMANDS {
-        assert!(s.contains(keys), "{keys} missing from help:\n{s}");
+    for (keys, what) in app.keymap.commands() {
+        assert!(s.contains(&keys), "{keys} missing from help:\n{s}");
+        assert!(s.contains(what), "{what} missing from help:\n{s}");
     }
     press(&mut app, KeyCode::Esc);
     assert!(!app.help);
@@ -358,4 +359,25 @@ fn help_lists_the_live_keymap() {
         &press(&mut app, KeyCode::Char('q'))[..],
         [Effect::Quit]
     ));
+}
+
+#[test]
+fn remapped_keys_drive_the_ticket_and_the_hints() {
+    let mut app = fixture(Mode::Demo);
+    let overrides = [
+        ("long".to_string(), "l".to_string()),
+        ("short".to_string(), "h".to_string()),
+    ]
+    .into_iter()
+    .collect();
+    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    press(&mut app, KeyCode::Char('h'));
+    assert!(!app.ticket.is_long);
+    press(&mut app, KeyCode::Char('b'));
+    assert!(!app.ticket.is_long, "b is no longer bound");
+    press(&mut app, KeyCode::Char('l'));
+    assert!(app.ticket.is_long);
+    assert!(screen(&app, 80, 24).contains("L/H side"));
+    press(&mut app, KeyCode::Char('?'));
+    assert!(screen(&app, 120, 40).contains("side: short"));
 }
