@@ -37,6 +37,10 @@ pub struct UiConfig {
     pub theme: Option<String>,
     /// Feed-driven redraws per second (keys always redraw at once). Default 10.
     pub max_fps: Option<u32>,
+    /// Capture the mouse (wheel moves in tables, clicks pick tabs). Off by default so the
+    /// terminal's own copy and paste work.
+    #[serde(default)]
+    pub mouse: bool,
     /// `[ui.keys]`: command name → key (one character, or "space").
     #[serde(default)]
     pub keys: std::collections::BTreeMap<String, String>,

@@ -115,6 +115,8 @@ pub struct App {
     pub health: Option<RelayerHealth>,
     pub account: Option<AccountState>,
     pub freshness: Freshness,
+    /// The price 24 h ago per instrument id (raw), for the header's change.
+    pub day_open: BTreeMap<u32, u64>,
     /// Place in the relayer queue of each queued intent of the wallet.
     pub queue_ranks: BTreeMap<B256, u64>,
     /// The wallet's trades in the protocol's recent feed, newest first.
@@ -153,6 +155,7 @@ impl App {
             health: None,
             account: None,
             freshness: Freshness::default(),
+            day_open: BTreeMap::new(),
             queue_ranks: BTreeMap::new(),
             my_trades: Vec::new(),
             chart_interval: "15m",
@@ -338,6 +341,11 @@ impl App {
             }
             MarketEvent::Summary(s, _) => self.summary = Some(*s),
             MarketEvent::RelayerHealth(h, _) => self.health = Some(*h),
+            MarketEvent::DayOpen {
+                instrument_id, raw, ..
+            } => {
+                self.day_open.insert(instrument_id, raw);
+            }
             MarketEvent::QueueRank(rank, _) => {
                 self.queue_ranks = rank
                     .entries

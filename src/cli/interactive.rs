@@ -76,6 +76,7 @@ pub async fn open(
         theme: Theme::from_env(ctx.ui.light()),
         rates,
         max_fps: ctx.ui.max_fps(),
+        mouse: ctx.ui.mouse,
     };
     crate::tui::run(setup)
         .await

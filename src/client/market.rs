@@ -44,6 +44,12 @@ pub enum MarketEvent {
     QueueRank(Box<crate::protocol::stats::QueueRank>, SystemTime),
     /// The protocol's recent trades (the consumer picks the wallet's).
     RecentTrades(Box<crate::protocol::stats::RecentTrades>, SystemTime),
+    /// The price 24 hours ago (open of the hourly candle then), for the header's change.
+    DayOpen {
+        instrument_id: u32,
+        raw: u64,
+        at: SystemTime,
+    },
     /// Candles fetched on demand for the chart.
     Candles {
         instrument_id: u32,
@@ -214,6 +220,48 @@ pub fn spawn_account_reads(
     })
 }
 
+/// The 24 h reference price of every market, from hourly candles, every `every`.
+pub fn spawn_day_opens(
+    http: ExchangeHttp,
+    every: Duration,
+    events: mpsc::Sender<MarketEvent>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(every);
+        loop {
+            tick.tick().await;
+            let Ok(state) = http.trading_state().await else {
+                continue;
+            };
+            let now_ms = SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_millis() as u64)
+                .unwrap_or(0);
+            for m in &state.instruments {
+                let Ok(hours) = candles(&http, &m.symbol, "1h", 25, now_ms).await else {
+                    continue;
+                };
+                let day_ago = now_ms.saturating_sub(86_400_000);
+                let Some(c) = hours.iter().find(|c| c.t + 3_600_000 > day_ago) else {
+                    continue;
+                };
+                let Ok(raw) = crate::protocol::math::price_raw_from_text(&c.o, m.price_scale)
+                else {
+                    continue;
+                };
+                let event = MarketEvent::DayOpen {
+                    instrument_id: m.id,
+                    raw,
+                    at: SystemTime::now(),
+                };
+                if events.send(event).await.is_err() {
+                    return;
+                }
+            }
+        }
+    })
+}
+
 /// Hyperliquid candles for `coin`: the latest `count` of `interval`, oldest first.
 pub async fn candles(
     http: &ExchangeHttp,
@@ -262,7 +310,8 @@ impl Freshness {
             MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
             MarketEvent::Candles { .. }
             | MarketEvent::QueueRank(..)
-            | MarketEvent::RecentTrades(..) => {}
+            | MarketEvent::RecentTrades(..)
+            | MarketEvent::DayOpen { .. } => {}
             MarketEvent::Failed { source, error, .. } => {
                 self.last_error.insert(*source, error.clone());
             }

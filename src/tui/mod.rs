@@ -10,7 +10,10 @@ use std::time::{Duration, SystemTime};
 
 use alloy_primitives::Address;
 use futures::StreamExt;
-use ratatui::crossterm::event::{Event, EventStream, KeyEventKind};
+use ratatui::crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
+    MouseEventKind,
+};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use tokio::sync::mpsc;
@@ -39,6 +42,8 @@ pub struct Setup {
     pub rates: PollRates,
     /// Cap on feed-driven redraws per second.
     pub max_fps: u32,
+    /// Capture the mouse (off by default, so copy and paste work).
+    pub mouse: bool,
 }
 
 /// Run the UI until the user quits.
@@ -51,10 +56,16 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         theme,
         rates,
         max_fps,
+        mouse,
     } = setup;
     let (market_tx, mut market_rx) = mpsc::channel(256);
     let market_tx_candles = market_tx.clone();
     let _poller = AbortOnDrop(spawn_market_poller(http.clone(), rates, market_tx.clone()));
+    let _day_opens = AbortOnDrop(crate::client::market::spawn_day_opens(
+        http.clone(),
+        Duration::from_secs(300),
+        market_tx.clone(),
+    ));
     let _account_reads = app.wallet.map(|w| {
         AbortOnDrop(crate::client::market::spawn_account_reads(
             http.clone(),
@@ -80,6 +91,9 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
     // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
     // restores the terminal before the panic message prints.
     let mut terminal = ratatui::init();
+    if mouse {
+        execute!(std::io::stdout(), EnableMouseCapture)?;
+    }
     let result = async {
         let mut keys = EventStream::new();
         let mut tick = tokio::time::interval(Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60))));
@@ -117,6 +131,22 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                         draw_now = true;
                     }
                     Some(Ok(Event::Resize(..))) => draw_now = true,
+                    Some(Ok(Event::Mouse(m))) => {
+                        let action = match m.kind {
+                            MouseEventKind::ScrollUp => Some(crate::app::Action::Up),
+                            MouseEventKind::ScrollDown => Some(crate::app::Action::Down),
+                            MouseEventKind::Down(MouseButton::Left)
+                                if m.row == crate::ui::TAB_ROW && app.dialog.is_none() =>
+                            {
+                                crate::ui::tab_at(m.column).map(crate::app::Action::Tab)
+                            }
+                            _ => None,
+                        };
+                        if let Some(a) = action {
+                            app.update(a);
+                            draw_now = true;
+                        }
+                    }
                     Some(Ok(_)) => {}
                     Some(Err(e)) => return Err(e),
                     None => return Ok(()),
@@ -145,6 +175,9 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         }
     }
     .await;
+    if mouse {
+        let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    }
     ratatui::restore();
     result
 }

@@ -57,7 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     draw_header(frame, header, app, theme, now);
     draw_tabs(frame, tabs, app, theme);
     match app.tab {
-        Tab::Trade => draw_trade(frame, body, app, theme),
+        Tab::Trade => draw_trade(frame, body, app, theme, now),
         Tab::Positions => {
             let pending = app.account.as_ref().map_or(0, |a| a.operations.len()) as u16;
             let [top, bottom] = Layout::vertical([
@@ -65,7 +65,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
                 Constraint::Length((pending + 3).min(10)),
             ])
             .areas(body);
-            draw_positions(frame, top, app, theme);
+            draw_positions(frame, top, app, theme, now);
             draw_pending(frame, bottom, app, theme, now);
         }
         Tab::History => draw_history(frame, body, app, theme),
@@ -218,7 +218,20 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
                 "active" => String::new(),
                 other => format!(" [{other}]"),
             };
-            markets.push(Span::raw(format!(" {} {mark}{flag} ", m.symbol)));
+            markets.push(Span::raw(format!(" {} {mark}", m.symbol)));
+            // 24 h change, with an arrow as well as colour.
+            if let (Some(now), Some(then)) = (app.marks.get(&m.id), app.day_open.get(&m.id)) {
+                let change = i128::from(*now) - i128::from(*then);
+                let arrow = if change >= 0 { "▲" } else { "▼" };
+                markets.push(Span::styled(
+                    format!(
+                        " {arrow}{}%",
+                        percent_text(change.abs(), u128::from(*then), 2)
+                    ),
+                    theme.signed(change),
+                ));
+            }
+            markets.push(Span::raw(format!("{flag} ")));
         }
     }
     if let Some(h) = &app.health {
@@ -282,14 +295,31 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
     );
 }
 
+/// The tab bar's labels, in order; drawing and mouse clicks both read it.
+const TABS: [(Tab, &str); 4] = [
+    (Tab::Trade, "1 Trade"),
+    (Tab::Positions, "2 Positions"),
+    (Tab::History, "3 History"),
+    (Tab::Protocol, "4 Protocol"),
+];
+/// The tab bar's screen row (below the two header lines).
+pub const TAB_ROW: u16 = 2;
+
+/// Which tab a click at `column` of the tab bar hits.
+pub fn tab_at(column: u16) -> Option<Tab> {
+    let mut start = 0u16;
+    for (tab, label) in TABS {
+        let end = start + label.chars().count() as u16 + 2;
+        if column < end {
+            return Some(tab);
+        }
+        start = end;
+    }
+    None
+}
+
 fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let tabs = [
-        (Tab::Trade, "1 Trade"),
-        (Tab::Positions, "2 Positions"),
-        (Tab::History, "3 History"),
-        (Tab::Protocol, "4 Protocol"),
-    ];
-    let spans: Vec<Span> = tabs
+    let spans: Vec<Span> = TABS
         .iter()
         .map(|(t, label)| {
             let style = if *t == app.tab {
@@ -303,17 +333,17 @@ fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }
 
-fn draw_trade(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+fn draw_trade(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let [left, ticket] =
         Layout::horizontal([Constraint::Min(30), Constraint::Length(40)]).areas(area);
-    draw_ticket(frame, ticket, app, theme);
+    draw_ticket(frame, ticket, app, theme, now);
     let [chart_area, positions] =
         Layout::vertical([Constraint::Percentage(60), Constraint::Min(4)]).areas(left);
     chart::draw_chart(frame, chart_area, app, theme);
-    draw_positions(frame, positions, app, theme);
+    draw_positions(frame, positions, app, theme, now);
 }
 
-fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let block = Block::default()
         .borders(Borders::ALL)
         .title(" Order ticket ");
@@ -341,6 +371,14 @@ fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if !app.mode.can_trade() {
         lines.push(Line::styled(
             "read-only (watch): trading keys are off",
+            theme.warn(),
+        ));
+    }
+    if let Some(age) = app.freshness.age(Source::Mark(market.id), now)
+        && age > STALE_AFTER
+    {
+        lines.push(Line::styled(
+            format!("mark STALE: {} old", age_text(Some(age))),
             theme.warn(),
         ));
     }
@@ -395,12 +433,18 @@ fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
 }
 
-fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     // Beside the ticket on a narrow terminal only the essentials fit.
     let compact = area.width < 70;
+    // A pane whose data is old says so in its title.
+    let stale = match app.freshness.age(Source::Account, now) {
+        Some(age) if age <= STALE_AFTER => String::new(),
+        Some(age) => format!("— STALE {} ", age_text(Some(age))),
+        None => "— no account data yet ".into(),
+    };
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(format!(" Positions ({}) ", app.positions().len()));
+        .title(format!(" Positions ({}) {stale}", app.positions().len()));
     let Some(state) = &app.trading else {
         frame.render_widget(
             Paragraph::new("waiting for market data…").block(block),

@@ -816,7 +816,8 @@ async fn market_polling_reports_values_failures_and_staleness() {
             MarketEvent::Failed { error, .. } => panic!("{error}"),
             MarketEvent::Candles { .. }
             | MarketEvent::QueueRank(..)
-            | MarketEvent::RecentTrades(..) => false,
+            | MarketEvent::RecentTrades(..)
+            | MarketEvent::DayOpen { .. } => false,
         };
     }
     let now = std::time::SystemTime::now();

@@ -36,6 +36,11 @@ fn fixture(mode: Mode) -> App {
         raw: 250_001,
         at: t,
     });
+    app.on_market(MarketEvent::DayOpen {
+        instrument_id: 0,
+        raw: 821_000,
+        at: t,
+    });
     let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
         panic!()
     };
@@ -380,4 +385,41 @@ fn remapped_keys_drive_the_ticket_and_the_hints() {
     assert!(screen(&app, 80, 24).contains("L/H side"));
     press(&mut app, KeyCode::Char('?'));
     assert!(screen(&app, 120, 40).contains("side: short"));
+}
+
+#[test]
+fn stale_data_is_called_stale_where_it_is_shown() {
+    let mut app = fixture(Mode::Demo);
+    app.freshness
+        .record_ok(Source::Account, now() - Duration::from_secs(45));
+    app.freshness
+        .record_ok(Source::Mark(0), now() - Duration::from_secs(90));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("Positions (2) — STALE 45s"), "{s}");
+    assert!(s.contains("mark STALE: 1m old"), "{s}");
+    // The header's ages turn into warnings too (text unchanged in a plain theme).
+    assert!(s.contains("stream 45s"), "{s}");
+}
+
+#[test]
+fn a_click_on_the_tab_bar_picks_the_tab_drawn_there() {
+    use papertrade_tui::ui::{TAB_ROW, tab_at};
+    let app = fixture(Mode::Demo);
+    let s = screen(&app, 120, 40);
+    let row = s.lines().nth(TAB_ROW as usize).unwrap();
+    for (label, tab) in [
+        ("1 Trade", Tab::Trade),
+        ("2 Positions", Tab::Positions),
+        ("3 History", Tab::History),
+        ("4 Protocol", Tab::Protocol),
+    ] {
+        let column = row.find(label).unwrap() as u16;
+        assert_eq!(tab_at(column), Some(tab), "{label}");
+        assert_eq!(
+            tab_at(column + label.len() as u16 - 1),
+            Some(tab),
+            "{label}"
+        );
+    }
+    assert_eq!(tab_at(100), None);
 }
