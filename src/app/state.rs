@@ -389,6 +389,24 @@ impl App {
             }
             StreamEvent::Patched { state, closed, .. } => {
                 self.freshness.record_ok(Source::Account, SystemTime::now());
+                if !closed.is_empty() {
+                    // What came back: one summary per settlement.
+                    let net: i128 = closed.iter().map(|c| c.net_pnl).sum();
+                    let liquidated = closed.iter().filter(|c| c.liquidated).count();
+                    let liq = if liquidated > 0 {
+                        format!(", {liquidated} liquidated")
+                    } else {
+                        String::new()
+                    };
+                    self.toast(
+                        format!(
+                            "closed {} position(s): net {}{liq}",
+                            closed.len(),
+                            crate::protocol::units::usd_signed_text(net)
+                        ),
+                        net < 0,
+                    );
+                }
                 for c in closed {
                     self.history.push_front(c);
                 }

@@ -931,83 +931,150 @@ async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
     assert_eq!(outcomes, 3, "{audit}");
 }
 
-/// The real binary in a pseudo-terminal (util-linux `script` allocates it), driven by keys:
-/// open a position from the ticket, close it from the Positions tab, quit.
+/// The real binary in a pseudo-terminal (util-linux `script` allocates one), fed keys, with
+/// everything it draws collected so a test waits for what it expects to see.
+struct Pty {
+    stdin: std::process::ChildStdin,
+    /// Every byte drawn, and the screen they make (as a terminal would show it).
+    seen: std::sync::Arc<std::sync::Mutex<String>>,
+    screen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
+    child: std::process::Child,
+    reader: std::thread::JoinHandle<()>,
+}
+
+impl Pty {
+    fn spawn(args: &str, dir: &Path, envs: &[(&str, String)]) -> Self {
+        use std::io::Read;
+        let inner = format!(
+            "stty rows 40 cols 120; exec {} {args}",
+            env!("CARGO_BIN_EXE_papertrade-tui")
+        );
+        let mut c = Command::new("script");
+        c.args(["-qfec", &inner, "/dev/null"])
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("TERM", "xterm-256color")
+            .env("HOME", dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for (k, v) in envs {
+            c.env(k, v);
+        }
+        let mut child = c.spawn().expect("util-linux script");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let screen = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(40, 120, 0)));
+        let reader = {
+            let seen = seen.clone();
+            let screen = screen.clone();
+            std::thread::spawn(move || {
+                let mut chunk = [0u8; 8192];
+                while let Ok(n) = stdout.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    screen.lock().unwrap().process(&chunk[..n]);
+                    seen.lock()
+                        .unwrap()
+                        .push_str(&String::from_utf8_lossy(&chunk[..n]));
+                }
+            })
+        };
+        Self {
+            stdin,
+            seen,
+            screen,
+            child,
+            reader,
+        }
+    }
+
+    fn keys(&mut self, bytes: &[u8]) {
+        self.stdin.write_all(bytes).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    /// What the terminal shows now.
+    fn contents(&self) -> String {
+        self.screen.lock().unwrap().screen().contents()
+    }
+
+    fn shows(&self, text: &str) -> bool {
+        self.contents().contains(text)
+    }
+
+    /// Wait (up to 15 s) until the screen shows `text`.
+    async fn wait_for(&self, text: &str) {
+        for _ in 0..150 {
+            if self.shows(text) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("{text:?} never appeared; the screen:\n{}", self.contents());
+    }
+
+    /// Set margin and leverage on the ticket and review: `/`, clear "50", type, Esc alone (a
+    /// terminal reads ESC followed at once by a key as Alt+key), then `}` ×n and Enter.
+    async fn ticket(&mut self, margin: &str, tens: usize) {
+        self.keys(b"/\x7f\x7f");
+        self.keys(margin.as_bytes());
+        self.keys(b"\x1b");
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        self.keys("}".repeat(tens).as_bytes());
+        self.keys(b"\r");
+    }
+
+    /// Quit and collect the exit status and everything drawn.
+    async fn quit(mut self) -> (std::process::ExitStatus, String) {
+        self.keys(b"q");
+        let mut child = self.child;
+        let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
+            .await
+            .unwrap();
+        self.reader.join().unwrap();
+        let screen = self.seen.lock().unwrap().clone();
+        (status, screen)
+    }
+}
+
+/// Open a position from the ticket, close it from the Positions tab, quit — live mode against the
+/// in-process simulator, checking the exchange's state after each confirmation.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
-    use std::io::Read;
     let sim = live_sim().await;
     let user = ready_user(&sim, 1000).await;
     sim.pin("BTC", "82800.3").await;
-    let binary = env!("CARGO_BIN_EXE_papertrade-tui");
-    let inner = format!(
-        "stty rows 40 cols 120; exec {binary} --api {} --info-url {} --owner {:#x} --key-backend keystore",
-        user.api,
-        user.info,
-        user.owner()
-    );
-    let mut c = Command::new("script");
-    c.args(["-qfec", &inner, "/dev/null"])
-        .env_clear()
-        .env("PATH", "/usr/bin:/bin")
-        .env("TERM", "xterm-256color")
-        .env("HOME", user.dir.path())
-        .env("PAPERTRADE_TUI_DATA_DIR", user.data())
-        .env("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("util-linux script");
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    // Everything the UI writes, as it arrives, so the test waits for what it expects to see.
-    let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let reader = {
-        let seen = seen.clone();
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 8192];
-            while let Ok(n) = stdout.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                seen.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&chunk[..n]));
-            }
-        })
-    };
     let owner = user.owner();
-    let mut keys = |bytes: &[u8]| {
-        stdin.write_all(bytes).unwrap();
-        stdin.flush().unwrap();
-    };
+    let args = format!(
+        "--api {} --info-url {} --owner {owner:#x} --key-backend keystore",
+        user.api, user.info
+    );
+    let mut pty = Pty::spawn(
+        &args,
+        user.dir.path(),
+        &[
+            ("PAPERTRADE_TUI_DATA_DIR", user.data().display().to_string()),
+            ("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS.into()),
+        ],
+    );
     let positions = |sim: &Sim| {
         sim.server
             .shared
             .with_engine(|e| e.account(owner).map_or(0, |a| a.state.open_positions.len()))
     };
-    let since = |mark: usize, text: &str| seen.lock().unwrap()[mark..].contains(text);
-    let wait_for = async |what: &str, f: &dyn Fn() -> bool| {
-        for _ in 0..150 {
-            if f() {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+    pty.wait_for("notional").await;
+    pty.ticket("100", 9).await;
+    pty.wait_for("OPEN").await;
+    pty.keys(b"y");
+    for _ in 0..150 {
+        if positions(&sim) == 1 {
+            break;
         }
-        panic!("timed out waiting for {what}");
-    };
-    // The live ticket (market data in) first; then type. The screen is watched, not timed.
-    wait_for("the ticket's pre-trade panel", &|| since(0, "notional")).await;
-    let mark = seen.lock().unwrap().len();
-    // Margin 100 at 100x: "/" edits, two backspaces clear "50", Esc leaves the field.
-    // Esc goes alone: a terminal reads ESC followed at once by a key as Alt+key.
-    keys(b"/\x7f\x7f100");
-    keys(b"\x1b");
-    tokio::time::sleep(Duration::from_millis(150)).await;
-    keys(b"}}}}}}}}}\r");
-    wait_for("the confirm dialog", &|| since(mark, "OPEN")).await;
-    keys(b"y");
-    wait_for("the position to open", &|| positions(&sim) == 1).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     let opened = sim
         .server
         .shared
@@ -1016,20 +1083,14 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
         (opened.leverage, opened.margin, opened.entry_price),
         (100, 100 * WAD, 828_003)
     );
-    let id = opened.id.to_string();
-    wait_for("the position on screen", &|| since(mark, &id)).await;
-    let mark = seen.lock().unwrap().len();
-    keys(b"2x");
-    wait_for("the close dialog", &|| since(mark, "CLOSE")).await;
-    keys(b"y");
-    wait_for("the position to close", &|| positions(&sim) == 0).await;
-    keys(b"q");
-    let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
-        .await
-        .unwrap();
-    reader.join().unwrap();
-    let screen = seen.lock().unwrap().clone();
-    assert!(status.success(), "exit {status}; screen:\n{screen}");
+    pty.wait_for(&opened.id.to_string()).await;
+    pty.keys(b"2x");
+    pty.wait_for("CLOSE").await;
+    pty.keys(b"y");
+    pty.wait_for("closed 1 position").await;
+    assert_eq!(positions(&sim), 0);
+    let (status, screen) = pty.quit().await;
+    assert!(status.success(), "exit {status}");
     // The terminal gets only changed cells, so blanks between words are skipped: look for words.
     for text in ["ticket", "OPEN", "CLOSE", "LIVE", "History"] {
         assert!(screen.contains(text), "{text} never appeared");
@@ -1038,4 +1099,69 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
     assert!(screen.contains("\u{1b}[?1049h") && screen.contains("\u{1b}[?1049l"));
     let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
     assert!(audit.contains("\"via\":\"tui\""));
+}
+
+/// `papertrade-tui demo`, a new user's first command: open, see, close — by keyboard only.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_trades_a_round_trip_by_keyboard() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut pty = Pty::spawn(
+        "demo --crowd 2",
+        dir.path(),
+        &[(
+            "PAPERTRADE_TUI_DATA_DIR",
+            dir.path().join("data").display().to_string(),
+        )],
+    );
+    pty.wait_for("notional").await;
+    assert!(pty.shows("DEMO"));
+    pty.ticket("100", 9).await;
+    pty.wait_for("OPEN").await;
+    pty.keys(b"y");
+    pty.wait_for("succeeded").await;
+    pty.keys(b"2x");
+    pty.wait_for("CLOSE").await;
+    pty.keys(b"y");
+    pty.wait_for("closed 1 position").await;
+    let (status, screen) = pty.quit().await;
+    assert!(status.success(), "exit {status}");
+    assert!(screen.contains("\u{1b}[?1049l"));
+}
+
+/// `--watch` on a crowd wallet of the simulator: read-only, and B + Enter says why.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watching_a_crowd_wallet_in_the_ui_is_read_only() {
+    let sim = Sim::start(SimConfig {
+        seed: 2,
+        crowd: 3,
+        ..SimConfig::default()
+    })
+    .await;
+    let wallet = sim.server.shared.with_engine(|e| e.crowd.wallets()[0]);
+    let dir = tempfile::tempdir().unwrap();
+    let args = format!(
+        "--watch {wallet:#x} --api {} --info-url {}",
+        sim.server.base_url(),
+        sim.server.info_url()
+    );
+    let mut pty = Pty::spawn(
+        &args,
+        dir.path(),
+        &[
+            ("PAPERTRADE_TUI_DATA_DIR", dir.path().display().to_string()),
+            ("PAPERTRADE_TUI_REPORT_SIGNERS", "1".into()),
+        ],
+    );
+    pty.wait_for("WATCH").await;
+    pty.wait_for("notional").await;
+    pty.keys(b"b\r");
+    pty.wait_for("read-only").await;
+    let (status, screen) = pty.quit().await;
+    assert!(status.success());
+    assert!(!screen.contains("Confirm"), "no dialog in watch mode");
+    // The probe line: no signer was ever constructed in the process.
+    assert!(
+        screen.contains("signers-constructed: 0"),
+        "signer probe missing"
+    );
 }

@@ -423,3 +423,29 @@ fn a_click_on_the_tab_bar_picks_the_tab_drawn_there() {
     }
     assert_eq!(tab_at(100), None);
 }
+
+#[test]
+fn a_settlement_says_what_came_back() {
+    let mut app = fixture(Mode::Demo);
+    let mut state = app.account.clone().unwrap();
+    let gone = state.open_positions.remove(0);
+    let closed = vec![papertrade_tui::protocol::account::ClosedPosition {
+        id: gone.id,
+        instrument_id: gone.instrument_id,
+        is_long: gone.is_long,
+        margin: gone.margin,
+        leverage: gone.leverage,
+        liquidated: false,
+        net_pnl: 1_890_000_000_000_000_000,
+        paper_minted: 0,
+    }];
+    app.on_stream(StreamEvent::Patched {
+        state: Box::new(state),
+        closed,
+        outcomes: Vec::new(),
+    });
+    let toast = app.toasts.back().unwrap();
+    assert_eq!(toast.text, "closed 1 position(s): net +$1.89");
+    assert!(!toast.error);
+    assert_eq!(app.history.front().unwrap().id, gone.id);
+}
