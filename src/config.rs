@@ -186,7 +186,7 @@ mod tests {
         let ui = FileConfig::load_from(&path).unwrap().ui;
         assert!(ui.light());
         assert_eq!(ui.max_fps(), 60);
-        std::fs::write(&path, "[ui.keys]\nlong = \"l\"\nshort = \"l\"\n").unwrap();
+        std::fs::write(&path, "[ui.keys]\nlong = \"o\"\nshort = \"o\"\n").unwrap();
         assert!(
             FileConfig::load_from(&path)
                 .unwrap_err()
@@ -200,7 +200,7 @@ mod tests {
                 .to_string()
                 .contains("no such command")
         );
-        std::fs::write(&path, "[ui.keys]\nlong = \"l\"\nshort = \"h\"\n").unwrap();
+        std::fs::write(&path, "[ui.keys]\nlong = \"o\"\nshort = \"p\"\n").unwrap();
         assert_eq!(FileConfig::load_from(&path).unwrap().ui.keys.len(), 2);
         assert!(check_url("http://127.0.0.1:8787").is_ok());
     }

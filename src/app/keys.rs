@@ -89,7 +89,10 @@ fn bindings() -> Vec<Binding> {
 const FIXED: [(&str, &str); 6] = [
     ("Enter", "review the order (a dialog restates it)"),
     ("y / n", "in a dialog: sign and send / cancel"),
-    ("1 2 3 4", "Trade, Positions, History, Protocol (Tab: next)"),
+    (
+        "1 2 3 4",
+        "Trade, Positions, History, Protocol (Tab ← → h l: cycle)",
+    ),
     ("↑ ↓ j k", "move in a table"),
     ("Esc", "close a dialog or leave a field"),
     ("Ctrl-C", "quit"),
@@ -136,7 +139,7 @@ impl Keymap {
                     ));
                 }
             };
-            if matches!(c, '1'..='4' | 'y' | 'n' | 'j' | 'k') || c.is_control() {
+            if matches!(c, '1'..='4' | 'y' | 'n' | 'h' | 'j' | 'k' | 'l') || c.is_control() {
                 return Err(format!("keys.{name}: {key:?} is a fixed key"));
             }
             let entry = map
@@ -246,7 +249,8 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
         KeyCode::Char('2') => Action::Tab(Tab::Positions),
         KeyCode::Char('3') => Action::Tab(Tab::History),
         KeyCode::Char('4') => Action::Tab(Tab::Protocol),
-        KeyCode::Tab => Action::Tab(app.tab.next()),
+        KeyCode::Tab | KeyCode::Right | KeyCode::Char('l') => Action::Tab(app.tab.next()),
+        KeyCode::BackTab | KeyCode::Left | KeyCode::Char('h') => Action::Tab(app.tab.previous()),
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('c') | KeyCode::Char('C') => Action::ChartInterval,
         KeyCode::Esc => Action::Escape,

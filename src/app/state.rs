@@ -50,6 +50,10 @@ pub enum Tab {
 }
 
 impl Tab {
+    pub fn previous(self) -> Self {
+        self.next().next().next()
+    }
+
     pub fn next(self) -> Self {
         match self {
             Tab::Trade => Tab::Positions,
@@ -186,7 +190,15 @@ impl App {
             .unwrap_or(1000);
         match action {
             Action::Quit => return vec![Effect::Quit],
-            Action::Side(long) => self.ticket.is_long = long,
+            Action::Side(long) => {
+                self.ticket.is_long = long;
+                if !self.mode.can_trade() {
+                    self.toast(
+                        "watch mode: the ticket only quotes; nothing can be signed",
+                        true,
+                    );
+                }
+            }
             Action::FocusMargin => {
                 self.tab = Tab::Trade;
                 self.ticket.editing_margin = true;

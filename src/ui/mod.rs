@@ -250,8 +250,16 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
             } else {
                 String::new()
             };
+            let paper = if a.paper.balance + a.paper.staked > 0 {
+                format!(
+                    " PAPER {}",
+                    crate::protocol::units::wad_text(signed(a.paper.balance + a.paper.staked), 2)
+                )
+            } else {
+                String::new()
+            };
             account.push(Span::raw(format!(
-                " {} bal {} avail {}{queued} ",
+                " {} {} avail {}{queued}{paper} ",
                 short(w),
                 usd_text(signed(a.balance)),
                 usd_text(signed(a.funds.available_balance)),
@@ -271,7 +279,15 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
         } else {
             theme.dim()
         };
-        account.push(Span::styled(format!("│ key {}d ", left / 86_400), style));
+        let left_text = if left >= 86_400 {
+            format!("{}d", left / 86_400)
+        } else {
+            format!("{}m", left / 60)
+        };
+        account.push(Span::styled(
+            format!("│ {} key {left_text} ", k.backend),
+            style,
+        ));
     }
     let stream_age = app.freshness.age(Source::Account, now);
     let poll_age = app.freshness.age(Source::Trading, now);
@@ -282,11 +298,7 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
         theme.dim()
     };
     account.push(Span::styled(
-        format!(
-            "│ stream {} poll {}",
-            age_text(stream_age),
-            age_text(poll_age)
-        ),
+        format!("│ data {}/{}", age_text(stream_age), age_text(poll_age)),
         style,
     ));
     frame.render_widget(
@@ -367,6 +379,12 @@ fn draw_ticket(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
             Span::raw(format!("  {}x", t.leverage)),
         ]),
         Line::from(format!("margin ${}{cursor}", t.margin_text)),
+        leverage_slider(
+            t.leverage,
+            app.trading
+                .as_ref()
+                .map_or(1000, |s| s.leverage_ceiling(market)),
+        ),
     ];
     if !app.mode.can_trade() {
         lines.push(Line::styled(
@@ -628,6 +646,18 @@ fn draw_pending(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sy
         Constraint::Min(10),
     ];
     frame.render_widget(Table::new(rows, widths).block(block), area);
+}
+
+/// `lev ▕████······▏ 100x / 1000`: where the leverage sits in 1..=max (log scale, as steps are).
+fn leverage_slider(leverage: u32, max: u32) -> Line<'static> {
+    const CELLS: usize = 20;
+    let position = |l: u32| (f64::from(l.max(1)).ln() / f64::from(max.max(2)).ln()).clamp(0.0, 1.0);
+    let filled = (position(leverage) * CELLS as f64).round() as usize;
+    Line::from(format!(
+        "lev ▕{}{}▏ {leverage}x/{max}",
+        "█".repeat(filled),
+        "·".repeat(CELLS - filled)
+    ))
 }
 
 /// A five-cell bar of how far the mark has gone toward bust.

@@ -250,6 +250,29 @@ fn type_a_ticket_review_and_confirm() {
         [Effect::Submit(Dialog::Open { .. })]
     ));
     assert!(app.dialog.is_none());
+    // The relayer queues it: the stream lists the operation and the Pending pane shows it.
+    let mut state = app.account.clone().unwrap();
+    state
+        .operations
+        .push(papertrade_tui::protocol::account::Operation {
+            intent_id: alloy_primitives::B256::repeat_byte(0xcd),
+            action: "openPosition".into(),
+            instrument_id: Some(0),
+            is_long: Some(false),
+            use_debt: Some(false),
+            amount: Some(margin),
+            leverage: Some(461),
+            accepted_at_ms: 1_791_862_895_000,
+            deadline: 1_791_866_400,
+            close_position_ids: None,
+        });
+    app.on_stream(StreamEvent::Synced(Box::new(state)));
+    press(&mut app, KeyCode::Char('2'));
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("Pending (1)") && s.contains("BTC ▼S $25.50 461x"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -370,19 +393,19 @@ fn help_lists_the_live_keymap() {
 fn remapped_keys_drive_the_ticket_and_the_hints() {
     let mut app = fixture(Mode::Demo);
     let overrides = [
-        ("long".to_string(), "l".to_string()),
-        ("short".to_string(), "h".to_string()),
+        ("long".to_string(), "o".to_string()),
+        ("short".to_string(), "p".to_string()),
     ]
     .into_iter()
     .collect();
     app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
-    press(&mut app, KeyCode::Char('h'));
+    press(&mut app, KeyCode::Char('p'));
     assert!(!app.ticket.is_long);
     press(&mut app, KeyCode::Char('b'));
     assert!(!app.ticket.is_long, "b is no longer bound");
-    press(&mut app, KeyCode::Char('l'));
+    press(&mut app, KeyCode::Char('o'));
     assert!(app.ticket.is_long);
-    assert!(screen(&app, 80, 24).contains("L/H side"));
+    assert!(screen(&app, 80, 24).contains("O/P side"));
     press(&mut app, KeyCode::Char('?'));
     assert!(screen(&app, 120, 40).contains("side: short"));
 }
@@ -398,7 +421,7 @@ fn stale_data_is_called_stale_where_it_is_shown() {
     assert!(s.contains("Positions (2) — STALE 45s"), "{s}");
     assert!(s.contains("mark STALE: 1m old"), "{s}");
     // The header's ages turn into warnings too (text unchanged in a plain theme).
-    assert!(s.contains("stream 45s"), "{s}");
+    assert!(s.contains("data 45s"), "{s}");
 }
 
 #[test]
