@@ -128,3 +128,39 @@ fn apply_prefill(app: &mut App, trading: Option<&TradingState>, p: &PrefillArgs)
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prefill_keeps_the_valid_values_and_drops_each_invalid_one_with_a_note() {
+        let state =
+            TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+        let mut app = App::new(Mode::Demo, None);
+        let prefill = PrefillArgs {
+            market: Some("eth".into()),
+            side: Some("sideways".into()),
+            margin: Some("1,250.5".into()),
+            leverage: Some("5000".into()),
+        };
+        apply_prefill(&mut app, Some(&state), &prefill);
+        assert_eq!(app.ticket.market, 1);
+        assert!(app.ticket.is_long, "an invalid side leaves the default");
+        assert_eq!(app.ticket.margin_text, "1250.5");
+        assert_eq!(
+            app.ticket.leverage, 10,
+            "an invalid leverage leaves the default"
+        );
+        let notes: Vec<&str> = app.toasts.iter().map(|t| t.text.as_str()).collect();
+        assert!(notes.iter().any(|n| n.starts_with("side dropped")));
+        assert!(notes.iter().any(|n| n.starts_with("leverage dropped")));
+        assert!(
+            notes
+                .last()
+                .unwrap()
+                .contains("nothing is signed until you confirm")
+        );
+        assert!(app.dialog.is_none());
+    }
+}
