@@ -16,12 +16,12 @@ use crate::quote::{Position, percent_json, percent_text};
 use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, price, print_json, usd, usd_signed};
 use super::session::{LiveAccount, owner};
-use super::{Context, PositionsArgs, args};
+use super::{Context, PositionsArgs};
 
 pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> {
     // Watch mode reads a public address and never reaches the key code at all.
-    let (wallet, mode) = match &a.watch {
-        Some(w) => (args::address("watch", w)?, "watch"),
+    let (wallet, mode) = match ctx.watch {
+        Some(w) => (w, "watch"),
         None => (owner(ctx)?, "owner"),
     };
     let mut live = LiveAccount::open(ctx, wallet).await?;

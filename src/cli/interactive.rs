@@ -15,19 +15,14 @@ use super::output::CliError;
 use super::session::{LiveAccount, owner, usable_session_key};
 use super::{Context, PrefillArgs, args};
 
-pub async fn run(
-    ctx: &Context,
-    watch: Option<String>,
-    prefill: PrefillArgs,
-    rates: PollRates,
-) -> Result<(), CliError> {
+pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Result<(), CliError> {
     if !std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
             "the terminal UI needs a terminal; for scripts use the commands (see --help)".into(),
         ));
     }
-    let (mode, wallet, session) = match watch {
-        Some(w) => (Mode::Watch, args::address("watch", &w)?, None),
+    let (mode, wallet, session) = match ctx.watch {
+        Some(w) => (Mode::Watch, w, None),
         None => {
             let owner = owner(ctx)?;
             let live = LiveAccount::open(ctx, owner).await?;

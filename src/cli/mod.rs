@@ -59,8 +59,8 @@ pub struct Cli {
     /// Where the session key lives: keyring (OS keyring) or keystore (encrypted file).
     #[arg(long = "key-backend", global = true, value_name = "keyring|keystore")]
     pub key_backend: Option<String>,
-    /// Open the terminal UI read-only on any wallet: no key material is loaded.
-    #[arg(long, value_name = "0x…")]
+    /// Read-only on any wallet: the terminal UI or `positions`; nothing can be signed.
+    #[arg(long, global = true, value_name = "0x…")]
     pub watch: Option<String>,
     #[command(flatten)]
     pub prefill: PrefillArgs,
@@ -113,6 +113,33 @@ pub enum Command {
     Demo(DemoArgs),
 }
 
+impl Command {
+    /// The subcommand as typed, for messages.
+    fn name(&self) -> &'static str {
+        match self {
+            Command::Markets => "markets",
+            Command::Quote(_) => "quote",
+            Command::Ladder(_) => "ladder",
+            Command::CloseQuote(_) => "close-quote",
+            Command::TypedData(_) => "typed-data",
+            Command::Key(_) => "key",
+            Command::Positions(_) => "positions",
+            Command::Open(_) => "open",
+            Command::Close(_) => "close",
+            Command::Cancel(_) => "cancel",
+            Command::Withdraw(_) => "withdraw",
+            Command::Sim(_) => "sim",
+            Command::Demo(_) => "demo",
+        }
+    }
+
+    /// Whether `--watch` means something here. Everything else is refused with it, so a
+    /// read-only flag can never sit on a command that signs (or one where it would be ignored).
+    fn reads_a_watched_wallet(&self) -> bool {
+        matches!(self, Command::Positions(_))
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub enum KeyCommand {
     /// Generate a fresh session key for the owner and store it (keyring, else keystore file).
@@ -155,9 +182,6 @@ pub struct RegisterArgs {
 
 #[derive(Debug, Args)]
 pub struct PositionsArgs {
-    /// Watch any wallet read-only: no key material is loaded.
-    #[arg(long, value_name = "0x…")]
-    pub watch: Option<String>,
     /// Keep streaming changes until Ctrl-C.
     #[arg(long)]
     pub follow: bool,
@@ -347,6 +371,8 @@ pub struct Context {
     pub owner: Option<String>,
     /// `--key-backend` or config `key_backend`.
     pub key_backend: Option<String>,
+    /// `--watch`: the wallet read read-only; with it set, signing is locked process-wide.
+    pub watch: Option<alloy_primitives::Address>,
     /// The config file's `[ui]`.
     pub ui: crate::config::UiConfig,
 }
@@ -419,38 +445,47 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .unwrap_or_else(config::default_data_dir);
     let _log_guard = crate::logging::init(&data_dir);
 
-    let ui_request = (cli.watch.clone(), cli.prefill);
-    let Some(command) = cli.command else {
-        let ctx = Context {
-            json: cli.json,
-            http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
-            data_dir,
-            owner: cli.owner.or(file.owner),
-            key_backend: cli.key_backend.or(file.key_backend),
-            ui: file.ui.clone(),
-        };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .enable_all()
-            .build()
-            .expect("tokio runtime");
-        let rates = crate::client::market::PollRates::from_config(file.poll.as_ref());
-        return runtime.block_on(interactive::run(&ctx, ui_request.0, ui_request.1, rates));
-    };
+    // `--watch` is read-only wherever it appears: it locks signing for the whole process before
+    // anything else runs, and a command that would sign is refused outright.
+    let watch = cli
+        .watch
+        .as_deref()
+        .map(|w| args::address("watch", w))
+        .transpose()?;
+    if watch.is_some() {
+        if let Some(command) = &cli.command
+            && !command.reads_a_watched_wallet()
+        {
+            return Err(CliError::input(
+                "watch",
+                format!(
+                    "is read-only and applies to the terminal UI and `positions` only; \
+                     `{}` cannot be combined with it, nothing was done",
+                    command.name()
+                ),
+            ));
+        }
+        crate::protocol::eip712::lock_read_only();
+    }
     let ctx = Context {
         json: cli.json,
         http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
         data_dir,
         owner: cli.owner.or(file.owner),
         key_backend: cli.key_backend.or(file.key_backend),
+        watch,
         ui: file.ui,
     };
-    tracing::info!(?command, api, "command");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("tokio runtime");
+    let Some(command) = cli.command else {
+        let rates = crate::client::market::PollRates::from_config(file.poll.as_ref());
+        return runtime.block_on(interactive::run(&ctx, cli.prefill, rates));
+    };
+    tracing::info!(?command, api, "command");
     runtime.block_on(async {
         match command {
             Command::Markets => markets::run(&ctx).await,

@@ -187,6 +187,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             data_dir: demo_dir.clone(),
             owner: Some(format!("{owner:#x}")),
             key_backend: Some("keystore".into()),
+            watch: None,
             ui: ctx.ui.clone(),
         };
         let trading = demo_ctx.http.trading_state().await.ok();

@@ -39,6 +39,8 @@ pub enum SubmitError {
     Malformed(String),
     #[error("the intent has no relayer route")]
     NotPostable,
+    #[error("this process is read-only (--watch): nothing is sent")]
+    ReadOnly,
 }
 
 /// Send `signed` once and record every step in `audit` (with `details`, e.g. market and margin).
@@ -48,6 +50,10 @@ pub async fn submit<I: Intent>(
     signed: &Signed<I>,
     details: Value,
 ) -> Result<Submission, SubmitError> {
+    // The last door: a read-only run never sends, whatever signed the intent.
+    if crate::protocol::eip712::is_read_only() {
+        return Err(SubmitError::ReadOnly);
+    }
     let post = signed.post().ok_or(SubmitError::NotPostable)?;
     let id = signed.intent_id();
     let mut fields = json!({

@@ -626,6 +626,102 @@ async fn watch_mode_constructs_no_signer() {
     assert_eq!(signers(&out), 0);
 }
 
+/// `--watch` is read-only wherever it appears: before or after the subcommand, every command
+/// that would sign is refused with exit 2, no signer is built and the account is untouched.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn watch_anywhere_refuses_every_writing_command() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let opened = user
+        .json(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "25",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(opened["outcome"], "succeeded");
+    let position = opened["position"]["positionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let audit_before = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    let watched = format!("{:#x}", Address::with_last_byte(1));
+    let queued = format!("{:#x}", alloy_primitives::B256::with_last_byte(7));
+    let keystore = user.owner_keystore.to_str().unwrap().to_string();
+    let writing: Vec<Vec<&str>> = vec![
+        vec![
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "25",
+            "--yes",
+        ],
+        vec!["close", "--all", "--yes"],
+        vec!["close", &position, "--yes"],
+        vec!["cancel", &queued, "--yes"],
+        vec![
+            "withdraw",
+            "--amount",
+            "10",
+            "--owner-keystore",
+            &keystore,
+            "--yes",
+        ],
+        vec!["key", "new"],
+        vec!["key", "register", "--owner-keystore", &keystore, "--yes"],
+        vec!["key", "clear"],
+        vec!["demo"],
+        vec!["sim", "--port", "0"],
+    ];
+    for command in &writing {
+        for before in [true, false] {
+            let mut args: Vec<&str> = Vec::new();
+            if before {
+                args.extend(["--watch", &watched]);
+            }
+            args.extend(command.iter().copied());
+            if !before {
+                args.extend(["--watch", &watched]);
+            }
+            let out = user.run(&args).await;
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains("--watch: is read-only"), "{args:?}: {err}");
+            assert_eq!(signers(&out), 0, "{args:?}");
+        }
+    }
+    let listed = user.json(&["positions"]).await;
+    assert_eq!(listed["positions"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["positions"][0]["positionId"], position.as_str());
+    let audit_after = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    assert_eq!(audit_before, audit_after, "nothing was signed or sent");
+    assert_eq!(user.json(&["key", "show"]).await["usable"], true);
+    // …and where it belongs, before or after `positions`, it reads the watched wallet.
+    for args in [
+        vec!["--watch", &watched, "positions", "--json"],
+        vec!["positions", "--watch", &watched, "--json"],
+    ] {
+        let out = user.run(&args).await;
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["mode"], "watch");
+        assert_eq!(v["address"], watched.as_str());
+        assert_eq!(signers(&out), 0);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_key_is_refused_before_signing() {
     let sim = live_sim().await;

@@ -45,4 +45,6 @@ pub use intents::{
     WithdrawToCore,
 };
 pub use signed::{INTENT_ID_TAG, Post, Signed, SignedError, intent_id, typed_data_json};
-pub use signer::{SessionSigner, SignError, WalletSigner, signers_constructed};
+pub use signer::{
+    SessionSigner, SignError, WalletSigner, is_read_only, lock_read_only, signers_constructed,
+};

@@ -14,9 +14,27 @@ pub enum SignError {
     InvalidKey,
     #[error("signing failed")]
     Failed,
+    #[error("this process is read-only (--watch): nothing can be signed")]
+    ReadOnly,
+}
+
+/// Set once by a read-only run (`--watch`); from then on no key can be loaded and nothing signed.
+/// The command line refuses writing commands first; this is the lock behind that door.
+static READ_ONLY: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Make this process read-only for the rest of its life. There is no way back.
+pub fn lock_read_only() {
+    READ_ONLY.store(true, std::sync::atomic::Ordering::SeqCst);
+}
+
+pub fn is_read_only() -> bool {
+    READ_ONLY.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 fn sign_with<I: Intent>(key: &PrivateKeySigner, intent: I) -> Result<Signed<I>, SignError> {
+    if is_read_only() {
+        return Err(SignError::ReadOnly);
+    }
     let digest = intent.eip712_signing_hash(&I::DOMAIN.eip712());
     // RFC 6979 deterministic, low-S: byte-for-byte what viem produces (§4.4).
     let signature = key.sign_hash_sync(&digest).map_err(|_| SignError::Failed)?;
@@ -36,6 +54,9 @@ fn counted(key: PrivateKeySigner) -> PrivateKeySigner {
 }
 
 fn key_from_bytes(secret: &B256) -> Result<PrivateKeySigner, SignError> {
+    if is_read_only() {
+        return Err(SignError::ReadOnly);
+    }
     PrivateKeySigner::from_bytes(secret)
         .map(counted)
         .map_err(|_| SignError::InvalidKey)
