@@ -9,6 +9,9 @@ pub fn sanitize_line(text: &str, max_chars: usize) -> String {
     while let Some(c) = chars.next() {
         if c == '\u{1b}' {
             skip_escape(&mut chars);
+        } else if let Some(intro) = c1_introducer(c) {
+            // The 8-bit forms of CSI, OSC, DCS…: their parameters go with them.
+            skip_sequence(intro, &mut chars);
         } else if c.is_whitespace() {
             pending_space = !clean.is_empty();
         } else if !(c.is_control() || is_format_char(c)) {
@@ -27,24 +30,70 @@ pub fn sanitize_line(text: &str, max_chars: usize) -> String {
     clean.into_iter().collect()
 }
 
+/// Sanitise every string (and object key) of a JSON document in place, so untrusted text from
+/// the network reaches a program's terminal no more dangerous than it reaches ours. Strings are
+/// not shortened: a program may need all of a notice.
+pub fn sanitize_json(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if s.chars().any(needs_cleaning) => *s = sanitize_line(s, usize::MAX),
+        Value::Array(items) => items.iter_mut().for_each(sanitize_json),
+        Value::Object(map) => {
+            if map.keys().any(|k| k.chars().any(needs_cleaning)) {
+                let old = std::mem::take(map);
+                for (k, v) in old {
+                    map.insert(sanitize_line(&k, usize::MAX), v);
+                }
+            }
+            map.values_mut().for_each(sanitize_json);
+        }
+        _ => {}
+    }
+}
+
+/// Whether `sanitize_line` would change anything but runs of ordinary spaces.
+fn needs_cleaning(c: char) -> bool {
+    c.is_control() || is_format_char(c) || (c.is_whitespace() && c != ' ')
+}
+
 fn is_format_char(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+    matches!(c, '\u{61c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+}
+
+/// The ESC-sequence letter an 8-bit C1 introducer stands for (CSI → `[`, OSC → `]`, …).
+fn c1_introducer(c: char) -> Option<char> {
+    match c {
+        '\u{9b}' => Some('['),
+        '\u{9d}' => Some(']'),
+        '\u{90}' => Some('P'),
+        '\u{9e}' => Some('^'),
+        '\u{9f}' => Some('_'),
+        '\u{98}' => Some('X'),
+        _ => None,
+    }
 }
 
 /// Skip the rest of an escape sequence after ESC: CSI (`[` … final byte), OSC/DCS/PM/APC/SOS
 /// (… BEL or ESC `\`), or a single following character.
 fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
-    match chars.next() {
-        Some('[') => {
+    if let Some(intro) = chars.next() {
+        skip_sequence(intro, chars);
+    }
+}
+
+/// Skip a sequence's body once its introducer (`[`, `]`, `P`…) is known.
+fn skip_sequence(intro: char, chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    match intro {
+        '[' => {
             for c in chars.by_ref() {
                 if ('\u{40}'..='\u{7e}').contains(&c) {
                     break;
                 }
             }
         }
-        Some(']' | 'P' | '^' | '_' | 'X') => {
+        ']' | 'P' | '^' | '_' | 'X' => {
             while let Some(c) = chars.next() {
-                if c == '\u{7}' {
+                if c == '\u{7}' || c == '\u{9c}' {
                     break;
                 }
                 if c == '\u{1b}' && chars.peek() == Some(&'\\') {
@@ -74,5 +123,29 @@ mod tests {
         assert_eq!(sanitize_line("abcdefgh", 5), "abcd…");
         assert_eq!(sanitize_line("abcde", 5), "abcde");
         assert_eq!(sanitize_line("  spaced   out  ", 80), "spaced out");
+        // 8-bit introducers take their parameters with them.
+        assert_eq!(sanitize_line("a\u{9b}31mb", 80), "ab");
+        assert_eq!(sanitize_line("a\u{9d}0;title\u{9c}b", 80), "ab");
+        assert_eq!(sanitize_line("a\u{61c}b", 80), "ab");
+    }
+
+    #[test]
+    fn json_documents_are_cleaned_everywhere() {
+        let mut v = serde_json::json!({
+            "pausedActions": ["open\u{9b}2J", "\u{202e}esolc"],
+            "notice": {"title\u{1b}[31m": "a\nb\u{7}"},
+            "n": 5,
+            "fine": "0xabc",
+        });
+        sanitize_json(&mut v);
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "pausedActions": ["open", "esolc"],
+                "notice": {"title": "a b"},
+                "n": 5,
+                "fine": "0xabc",
+            })
+        );
     }
 }

@@ -256,10 +256,33 @@ impl App {
                 }
             }
             Action::CloseSelected => {
-                let ids = self.close_selection();
-                if ids.is_empty() {
+                let selected = self.close_selection();
+                // A position whose close is already queued would make the relayer refuse the
+                // whole batch (`position_closing`): leave it out, and say so.
+                let (skipped, ids): (Vec<U256>, Vec<U256>) = selected.iter().partition(|id| {
+                    self.account
+                        .as_ref()
+                        .is_some_and(|a| a.queued_close_of(**id).is_some())
+                });
+                let skipped_text = skipped
+                    .iter()
+                    .map(|id| format!("#{id}"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if selected.is_empty() {
                     self.toast("no position selected", true);
+                } else if ids.is_empty() {
+                    self.toast(
+                        format!("a close is already queued for {skipped_text}"),
+                        true,
+                    );
                 } else {
+                    if !skipped.is_empty() {
+                        self.toast(
+                            format!("skipped {skipped_text}: a close is already queued"),
+                            false,
+                        );
+                    }
                     self.dialog = Some(Dialog::Close { ids });
                 }
             }

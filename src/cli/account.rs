@@ -14,7 +14,7 @@ use crate::protocol::units::{USDC_TO_WAD, price_json, signed, wad_json};
 use crate::quote::{Position, percent_json, percent_text};
 
 use super::market_data::MarketData;
-use super::output::{Align, CliError, Table, price, print_json, usd, usd_signed};
+use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
 use super::session::{LiveAccount, owner};
 use super::{Context, PositionsArgs};
 
@@ -325,7 +325,7 @@ fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {
         }),
     };
     if ctx.json {
-        println!("{}", serde_json::to_string(&value).expect("JSON"));
+        print_json_line(&value);
         return;
     }
     match event {

@@ -94,6 +94,28 @@ pub fn price(field: &str, text: &str, market: &Instrument) -> Result<u64, CliErr
         .ok_or_else(|| CliError::input(field, "is beyond the contract's price range"))
 }
 
+/// The positional arguments' names, as `--help` shows them (they are not flags).
+pub const POSITION_ID: &str = "<POSITION_ID>";
+pub const INTENT_ID: &str = "<INTENT_ID>";
+
+/// A position id: decimal digits only (an empty or signed text is not id 0).
+pub fn position_id(text: &str) -> Result<alloy_primitives::U256, CliError> {
+    let t = text.trim();
+    let bad = || {
+        CliError::input(
+            POSITION_ID,
+            format!(
+                "{:?} is not a position id (a whole number like 400013)",
+                crate::text::sanitize_line(text, 40)
+            ),
+        )
+    };
+    if t.is_empty() || !t.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    alloy_primitives::U256::from_str_radix(t, 10).map_err(|_| bad())
+}
+
 pub fn address(field: &str, text: &str) -> Result<alloy_primitives::Address, CliError> {
     parse_address(text.trim()).map_err(|e| CliError::input(field, e))
 }
@@ -141,6 +163,14 @@ mod tests {
         assert!(leverage("1001").is_err());
         assert!(leverage("2.5").is_err());
         assert!(side("Long").unwrap());
+        assert_eq!(
+            position_id(" 400013 ").unwrap(),
+            alloy_primitives::U256::from(400_013)
+        );
+        for bad in ["", " ", "-1", "+5", "0x10", "1e3", "１２"] {
+            let e = position_id(bad).unwrap_err().to_string();
+            assert!(e.starts_with("<POSITION_ID>: "), "{bad:?}: {e}");
+        }
         assert!(side("up").is_err());
     }
 }

@@ -10,7 +10,7 @@ use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::{NonceLane, RegisterSessionKey};
 
-use super::output::{CliError, print_json};
+use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
     INTENT_TTL_SECS, LiveAccount, SESSION_TTL_SECS, confirm, effective_expiry, key_error, owner,
     owner_sign, passphrase, renewal_warning, session_keys,
@@ -170,7 +170,7 @@ async fn register(
             }
         }
     }
-    Ok(())
+    expect_outcomes("succeeded", [outcome])
 }
 
 /// Say what happened to a send; refusals and unknowns are errors for the caller to see.
@@ -196,9 +196,10 @@ pub fn report_submission(
             status,
             code,
             message,
-        } => Err(CliError::Network(format!(
-            "the relayer refused it ({code}, HTTP {status}): {message}"
-        ))),
+        } => Err(CliError::Refused {
+            code: code.clone(),
+            message: format!("{message} (HTTP {status}); nothing was queued"),
+        }),
         Submission::Unknown { reason } => {
             if !ctx.json {
                 eprintln!(

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 /// A command's failure, shaped for a person or a program.
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
-    /// Bad input: names the flag. Nothing was done.
-    #[error("--{field}: {message}")]
+    /// Bad input: names the flag (or the positional `<ARG>`). Nothing was done.
+    #[error("{}{field}: {message}", if field.starts_with('<') { "" } else { "--" })]
     Input { field: String, message: String },
     /// The command line itself did not parse.
     #[error("{0}")]
@@ -23,6 +23,66 @@ pub enum CliError {
     /// An answer arrived but was not what the protocol says.
     #[error("{0}")]
     Malformed(String),
+    /// The relayer refused the intent: nothing was queued. `code` is the exchange's own.
+    #[error("the relayer refused it ({code}): {message}")]
+    Refused { code: String, message: String },
+    /// The command ran and printed its result, but what was asked did not (yet) happen: the
+    /// exit status says which. The result document already says it, so JSON mode adds nothing.
+    #[error("{message}")]
+    Unsettled { status: Unsettled, message: String },
+}
+
+/// Why a command whose intents were sent did not end as asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unsettled {
+    /// At least one intent was refused by the relayer (others may have settled).
+    Refused,
+    /// An intent ended failed, expired or cancelled (or a cancel lost the race).
+    Failed,
+    /// No fate was seen before the command stopped waiting: it may still settle.
+    Pending,
+}
+
+/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these three.
+pub const EXIT_REFUSED: u8 = 3;
+pub const EXIT_FAILED: u8 = 4;
+pub const EXIT_PENDING: u8 = 5;
+
+/// What a set of intents' fates means for the exit status: every one `wanted` is success; any
+/// other settled fate is a failure; a fate not seen (`pending`, `unknown`) is pending. The worst
+/// wins, refusals (`refused…`) first.
+pub fn expect_outcomes<'a>(
+    wanted: &str,
+    fates: impl IntoIterator<Item = &'a str>,
+) -> Result<(), CliError> {
+    let fates: Vec<&str> = fates.into_iter().collect();
+    let count = |f: &dyn Fn(&str) -> bool| fates.iter().filter(|x| f(x)).count();
+    let refused = count(&|x| x.starts_with("refused"));
+    let pending = count(&|x| matches!(x, "pending" | "unknown"));
+    let failed = fates.len() - refused - pending - count(&|x| x == wanted);
+    let of = fates.len();
+    let (status, message) = if refused > 0 {
+        (
+            Unsettled::Refused,
+            format!("{refused} of {of} intent(s) were refused by the relayer"),
+        )
+    } else if failed > 0 {
+        (
+            Unsettled::Failed,
+            format!("{failed} of {of} intent(s) did not end {wanted}"),
+        )
+    } else if pending > 0 {
+        (
+            Unsettled::Pending,
+            format!(
+                "{pending} of {of} intent(s) had no outcome yet; it may still settle: \
+                 follow it with `positions --follow` (it is never resent)"
+            ),
+        )
+    } else {
+        return Ok(());
+    };
+    Err(CliError::Unsettled { status, message })
 }
 
 impl CliError {
@@ -40,6 +100,12 @@ impl CliError {
             CliError::Config(_) => "config",
             CliError::Network(_) => "unreachable",
             CliError::Malformed(_) => "malformed_answer",
+            CliError::Refused { .. } => "refused",
+            CliError::Unsettled { status, .. } => match status {
+                Unsettled::Refused => "refused",
+                Unsettled::Failed => "not_settled",
+                Unsettled::Pending => "pending",
+            },
         }
     }
 
@@ -48,21 +114,31 @@ impl CliError {
         match self {
             CliError::Input { .. } | CliError::Usage(_) | CliError::Config(_) => ExitCode::from(2),
             CliError::Network(_) | CliError::Malformed(_) => ExitCode::from(1),
+            CliError::Refused { .. } => ExitCode::from(EXIT_REFUSED),
+            CliError::Unsettled { status, .. } => ExitCode::from(match status {
+                Unsettled::Refused => EXIT_REFUSED,
+                Unsettled::Failed => EXIT_FAILED,
+                Unsettled::Pending => EXIT_PENDING,
+            }),
         }
     }
 
     /// Print the error the way the caller asked for output, and return the exit code.
     pub fn report(&self, json: bool) -> ExitCode {
         let message = crate::text::sanitize_line(&self.to_string(), 400);
-        if json {
+        // One JSON document per run: an unsettled result has been printed already.
+        if json && !matches!(self, CliError::Unsettled { .. }) {
             let field = match self {
                 CliError::Input { field, .. } => Value::String(field.clone()),
                 _ => Value::Null,
             };
-            println!(
-                "{}",
-                json!({"error": {"code": self.code(), "field": field, "message": message}})
-            );
+            let code = match self {
+                // The exchange's own code, so a program can tell `opposite_side_open` from
+                // `nonce_used`.
+                CliError::Refused { code, .. } => crate::text::sanitize_line(code, 64),
+                _ => self.code().to_string(),
+            };
+            print_json_line(&json!({"error": {"code": code, "field": field, "message": message}}));
         } else {
             eprintln!("error: {message}");
         }
@@ -79,11 +155,24 @@ impl From<crate::client::FetchError> for CliError {
     }
 }
 
-/// Print a JSON document (pretty, one trailing newline).
+/// Print a JSON document (pretty, one trailing newline), every string sanitised: a program's
+/// terminal deserves the same protection from the network's text as ours.
 pub fn print_json(value: &Value) {
+    let mut value = value.clone();
+    crate::text::sanitize_json(&mut value);
     println!(
         "{}",
-        serde_json::to_string_pretty(value).expect("JSON values serialize")
+        serde_json::to_string_pretty(&value).expect("JSON values serialize")
+    );
+}
+
+/// One JSON document on one line (a `--follow` event), sanitised like [`print_json`].
+pub fn print_json_line(value: &Value) {
+    let mut value = value.clone();
+    crate::text::sanitize_json(&mut value);
+    println!(
+        "{}",
+        serde_json::to_string(&value).expect("JSON values serialize")
     );
 }
 
@@ -165,6 +254,28 @@ mod tests {
         assert_eq!(usd_signed(36_246_000_000_000_000_000), "+$36.25");
         assert_eq!(price(826740, 10), "82,674.0");
         assert_eq!(price(251215, 100), "2,512.15");
+    }
+
+    #[test]
+    fn exit_status_follows_the_worst_fate() {
+        let status = |fates: &[&str]| match expect_outcomes("succeeded", fates.iter().copied()) {
+            Ok(()) => 0,
+            Err(e) => {
+                let code = e.exit_code();
+                [1u8, 2, 3, 4, 5]
+                    .into_iter()
+                    .find(|c| ExitCode::from(*c) == code)
+                    .unwrap()
+            }
+        };
+        assert_eq!(status(&["succeeded", "succeeded"]), 0);
+        assert_eq!(status(&["succeeded", "pending"]), EXIT_PENDING);
+        assert_eq!(status(&["unknown"]), EXIT_PENDING);
+        assert_eq!(status(&["pending", "expired"]), EXIT_FAILED);
+        assert_eq!(status(&["failed"]), EXIT_FAILED);
+        assert_eq!(status(&["cancelled"]), EXIT_FAILED);
+        assert_eq!(status(&["failed", "refused: nonce_used"]), EXIT_REFUSED);
+        assert!(expect_outcomes("cancelled", ["cancelled"]).is_ok());
     }
 
     #[test]

@@ -34,7 +34,14 @@ pub fn owner(ctx: &Context) -> Result<Address, CliError> {
             "is required: pass --owner 0x… or set owner in the config file",
         )
     })?;
-    args::address("owner", text)
+    let owner = args::address("owner", text)?;
+    if owner == Address::ZERO {
+        return Err(CliError::input(
+            "owner",
+            "is the zero address, which no one can sign for",
+        ));
+    }
+    Ok(owner)
 }
 
 pub fn forced_backend(ctx: &Context) -> Result<Option<Backend>, CliError> {
@@ -303,9 +310,14 @@ pub fn owner_sign<I: WalletIntent>(
             )
         })?;
     }
-    // Typed data on stdout (one line) for the wallet; the prompt on stderr.
-    println!("{}", serde_json::to_string(&request).expect("JSON"));
-    let _ = ctx;
+    // Typed data as one line for the wallet, the prompt on stderr. With --json, stdout carries
+    // exactly one document (the command's result), so the request goes to stderr as well.
+    let line = serde_json::to_string(&request).expect("JSON");
+    if ctx.json {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
     eprintln!(
         "Sign the typed data above with the owner's wallet (eth_signTypedData_v4) and paste the 0x… signature:"
     );

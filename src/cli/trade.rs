@@ -17,7 +17,7 @@ use crate::quote::{Position, percent_text};
 
 use super::key::report_submission;
 use super::market_data::MarketData;
-use super::output::{CliError, price, print_json, usd, usd_signed};
+use super::output::{CliError, expect_outcomes, price, print_json, usd, usd_signed};
 use super::session::{
     INTENT_TTL_SECS, LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
 };
@@ -189,7 +189,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
             None => println!("intent {id:#x}: {outcome}"),
         }
     }
-    Ok(())
+    expect_outcomes("succeeded", [outcome])
 }
 
 fn submission_label(s: &Submission) -> &'static str {
@@ -205,19 +205,16 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
     let requested: Vec<U256> = a
         .ids
         .iter()
-        .map(|t| {
-            U256::from_str_radix(t.trim(), 10)
-                .map_err(|_| CliError::input("ids", format!("{t:?} is not a position id")))
-        })
+        .map(|t| args::position_id(t))
         .collect::<Result<_, _>>()?;
     let mut live = LiveAccount::open(ctx, owner).await?;
-    let ids: Vec<U256> = if a.all {
+    let wanted: Vec<U256> = if a.all {
         live.state.open_positions.iter().map(|p| p.id).collect()
     } else {
         for id in &requested {
             if !live.state.open_positions.iter().any(|p| p.id == *id) {
                 return Err(CliError::input(
-                    "ids",
+                    args::POSITION_ID,
                     format!("position {id} is not open on {owner:#x}"),
                 ));
             }
@@ -230,10 +227,35 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             .filter(|id| seen.insert(*id))
             .collect()
     };
+    // A position whose close is already queued would make the relayer refuse its whole batch
+    // (`position_closing`): it is left out and named.
+    let (skipped, ids): (Vec<U256>, Vec<U256>) = wanted
+        .iter()
+        .partition(|id| live.state.queued_close_of(**id).is_some());
+    let skipped_json: Vec<Value> = skipped
+        .iter()
+        .map(|id| {
+            let by = live.state.queued_close_of(*id).unwrap_or_default();
+            json!({"positionId": id.to_string(), "reason": "close already queued", "closeIntentId": format!("{by:#x}")})
+        })
+        .collect();
+    if !ctx.json {
+        for id in &skipped {
+            eprintln!(
+                "skipped #{id}: its close is already queued ({:#x})",
+                live.state.queued_close_of(*id).unwrap_or_default()
+            );
+        }
+    }
     if ids.is_empty() {
+        let message = if skipped.is_empty() {
+            "there are no open positions to close".to_string()
+        } else {
+            "every position asked for already has a close queued; nothing to send".to_string()
+        };
         return Err(CliError::input(
-            "all",
-            "there are no open positions to close",
+            if a.all { "all" } else { args::POSITION_ID },
+            message,
         ));
     }
     let data = MarketData::live(&ctx.http, None).await?;
@@ -280,14 +302,18 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         match send(ctx, &signed_close, details).await {
             Ok((id, submission)) => {
                 watch.track_close(id, batch.clone());
-                sent.push((id, batch.clone(), submission_label(&submission).to_string()));
+                sent.push((id, batch.clone(), submission_label(&submission), None));
             }
             // One refused batch does not stop the others; it is reported below.
-            Err(e) => sent.push((
-                signed_close.intent_id(),
-                batch.clone(),
-                format!("refused: {e}"),
-            )),
+            Err(e) => {
+                let label = if matches!(e, CliError::Refused { .. }) {
+                    "refused"
+                } else {
+                    "error"
+                };
+                let reason = crate::text::sanitize_line(&e.to_string(), 300);
+                sent.push((signed_close.intent_id(), batch.clone(), label, Some(reason)));
+            }
         }
     }
     let (resolutions, closed_rows) = live
@@ -301,11 +327,12 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         |id: &B256| resolution_text(resolutions.iter().find(|(i, _)| i == id).map(|(_, r)| r));
     if ctx.json {
         print_json(&json!({
-            "intents": sent.iter().map(|(id, batch, sub)| json!({
+            "intents": sent.iter().map(|(id, batch, sub, reason)| json!({
                 "intentId": format!("{id:#x}"),
                 "positionIds": batch.iter().map(|i| i.to_string()).collect::<Vec<_>>(),
                 "submission": sub,
-                "outcome": outcome_of(id),
+                "error": reason,
+                "outcome": if reason.is_some() { *sub } else { outcome_of(id) },
             })).collect::<Vec<_>>(),
             "closed": closed_rows.iter().map(|c| json!({
                 "positionId": c.id.to_string(),
@@ -314,14 +341,18 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 "netPnlRaw": c.net_pnl.to_string(),
                 "paperMintedRaw": c.paper_minted.to_string(),
             })).collect::<Vec<_>>(),
+            "skipped": skipped_json,
         }));
     } else {
-        for (id, batch, sub) in &sent {
-            println!(
-                "intent {id:#x} ({} ids): {sub}, {}",
-                batch.len(),
-                outcome_of(id)
-            );
+        for (id, batch, sub, reason) in &sent {
+            match reason {
+                Some(r) => println!("intent {id:#x} ({} ids): {sub}: {r}", batch.len()),
+                None => println!(
+                    "intent {id:#x} ({} ids): {sub}, {}",
+                    batch.len(),
+                    outcome_of(id)
+                ),
+            }
         }
         for c in &closed_rows {
             println!(
@@ -332,23 +363,22 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             );
         }
     }
-    let refused = sent
-        .iter()
-        .filter(|(_, _, sub)| sub.starts_with("refused"))
-        .count();
-    if refused > 0 {
-        return Err(CliError::Network(format!(
-            "{refused} of {} close intent(s) were refused; see above",
-            sent.len()
-        )));
-    }
-    Ok(())
+    expect_outcomes(
+        "succeeded",
+        sent.iter().map(|(id, _, sub, reason)| {
+            if reason.is_some() {
+                *sub
+            } else {
+                outcome_of(id)
+            }
+        }),
+    )
 }
 
 pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     let owner = owner(ctx)?;
     let target: B256 = crate::protocol::wire::parse_b256(a.intent_id.trim())
-        .map_err(|e| CliError::input("intent-id", e))?;
+        .map_err(|e| CliError::input(args::INTENT_ID, e))?;
     let mut live = LiveAccount::open(ctx, owner).await?;
     let Some(op) = live
         .state
@@ -358,7 +388,7 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
         .cloned()
     else {
         return Err(CliError::input(
-            "intent-id",
+            args::INTENT_ID,
             format!(
                 "{target:#x} is not queued on {owner:#x}; only queued intents can be cancelled"
             ),
@@ -394,7 +424,8 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     } else {
         println!("intent {target:#x}: {outcome}");
     }
-    Ok(())
+    // Asked: that the target ends cancelled. If it settled first, the cancel lost the race.
+    expect_outcomes("cancelled", [outcome])
 }
 
 pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
@@ -457,5 +488,5 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
             usd(signed(live.state.balance))
         );
     }
-    Ok(())
+    expect_outcomes("succeeded", [outcome])
 }

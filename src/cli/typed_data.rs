@@ -9,6 +9,8 @@ use crate::protocol::eip712::{
     Strictness, Unstake, WithdrawToCore, intent_id, typed_data_json,
 };
 
+use crate::protocol::math::{OpenCheck, check_open};
+
 use super::output::{CliError, print_json};
 use super::{Context, TypedDataArgs, args};
 
@@ -34,14 +36,14 @@ pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
         .map(|s| args::address("signer", s))
         .transpose()?;
     let out = match kind {
-        IntentKind::RegisterSessionKey => build::<RegisterSessionKey>(message, signer),
-        IntentKind::OpenPosition => build::<OpenPosition>(message, signer),
-        IntentKind::Close => build::<Close>(message, signer),
-        IntentKind::WithdrawToCore => build::<WithdrawToCore>(message, signer),
-        IntentKind::Stake => build::<Stake>(message, signer),
-        IntentKind::Unstake => build::<Unstake>(message, signer),
-        IntentKind::Claim => build::<Claim>(message, signer),
-        IntentKind::CancelIntent => build::<CancelIntent>(message, signer),
+        IntentKind::RegisterSessionKey => build::<RegisterSessionKey>(message, signer, no_checks),
+        IntentKind::OpenPosition => build::<OpenPosition>(message, signer, open_checks),
+        IntentKind::Close => build::<Close>(message, signer, no_checks),
+        IntentKind::WithdrawToCore => build::<WithdrawToCore>(message, signer, no_checks),
+        IntentKind::Stake => build::<Stake>(message, signer, no_checks),
+        IntentKind::Unstake => build::<Unstake>(message, signer, no_checks),
+        IntentKind::Claim => build::<Claim>(message, signer, no_checks),
+        IntentKind::CancelIntent => build::<CancelIntent>(message, signer, no_checks),
     }?;
     if ctx.json {
         print_json(&out);
@@ -51,9 +53,59 @@ pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Types whose rules need no market parameters.
+fn no_checks<I>(_: &I) -> Result<Option<Value>, CliError> {
+    Ok(None)
+}
+
+/// What can be known offline about an open: the §5.4 checks that depend only on the market's
+/// parameters (instrument, leverage, margin and notional bounds), run against the shipped launch
+/// parameters. What depends on the live exchange is named, not guessed.
+fn open_checks(open: &OpenPosition) -> Result<Option<Value>, CliError> {
+    let launch = super::market_data::MarketData::offline();
+    let Some(market) = launch.state.market_by_id(open.instrumentId) else {
+        let known: Vec<String> = launch
+            .state
+            .instruments
+            .iter()
+            .map(|i| format!("{} ({})", i.id, i.symbol))
+            .collect();
+        return Err(CliError::input(
+            "message",
+            format!(
+                "instrumentId: no market {} in the launch parameters; markets: {}",
+                open.instrumentId,
+                known.join(", ")
+            ),
+        ));
+    };
+    check_open(&OpenCheck {
+        state: &launch.state,
+        market,
+        is_long: open.isLong,
+        margin: open.size,
+        leverage: open.leverage,
+        use_debt: open.useDebt,
+        mark: None,
+        funds: None,
+    })
+    .map_err(|r| {
+        CliError::input(
+            "message",
+            format!("the relayer would refuse this open ({}): {r}", r.code()),
+        )
+    })?;
+    Ok(Some(json!({
+        "checkedAgainst": "launch parameters (mainnet /state/trading of 2026-10-18)",
+        "passed": ["instrument", "leverage", "margin minimum", "notional bounds"],
+        "notCheckedOffline": ["live market status and intake switches", "available balance", "open-interest caps", "one side per market", "session key registration"],
+    })))
+}
+
 fn build<I: Intent>(
     mut message: Map<String, Value>,
     signer: Option<Address>,
+    checks: impl Fn(&I) -> Result<Option<Value>, CliError>,
 ) -> Result<Value, CliError> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -84,6 +136,7 @@ fn build<I: Intent>(
     let intent = I::from_message(&message, Strictness::Lenient)
         .map_err(|e| CliError::input("message", e))?;
     intent.rules().map_err(|e| CliError::input("message", e))?;
+    let checks = checks(&intent)?;
     let role = if I::SESSION_SIGNED {
         "session key"
     } else {
@@ -127,6 +180,7 @@ fn build<I: Intent>(
         "signer": signer.map(|s| format!("{s:#x}")),
         "intentId": signer.map(|s| format!("{:#x}", intent_id(digest, s))),
         "defaulted": defaulted,
+        "checks": checks,
         "typedData": typed,
         "request": {
             "method": "eth_signTypedData_v4",
@@ -155,6 +209,27 @@ fn print_human(out: &Value) {
     if let Some(d) = out["defaulted"].as_array().filter(|d| !d.is_empty()) {
         let names: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
         println!("defaulted   {}", names.join(", "));
+    }
+    if let Some(c) = out["checks"].as_object() {
+        let list = |k: &str| {
+            c[k].as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default()
+        };
+        println!(
+            "checked     {} against the {}",
+            list("passed"),
+            c["checkedAgainst"].as_str().unwrap_or("")
+        );
+        println!(
+            "not checked {} (they need the live exchange)",
+            list("notCheckedOffline")
+        );
     }
     println!("\neth_signTypedData_v4 typed data:");
     println!(

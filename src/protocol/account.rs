@@ -557,6 +557,19 @@ impl AccountState {
             .max()
     }
 
+    /// The queued close intent of position `id`, if one is waiting in the relayer's queue: the
+    /// relayer refuses a second close of it (`position_closing`), and with it the whole batch.
+    pub fn queued_close_of(&self, id: U256) -> Option<B256> {
+        self.operations
+            .iter()
+            .find(|o| {
+                o.close_position_ids
+                    .as_ref()
+                    .is_some_and(|ids| ids.contains(&id))
+            })
+            .map(|o| o.intent_id)
+    }
+
     fn sort(&mut self) {
         self.open_positions.sort_by_key(|p| std::cmp::Reverse(p.id));
         self.operations.sort_by_key(|o| o.accepted_at_ms);

@@ -111,7 +111,18 @@ pub fn parse_address(text: &str) -> Result<Address, String> {
             "expected 0x followed by 40 hex characters, got {text:?}"
         ));
     }
-    text.parse::<Address>().map_err(|e| e.to_string())
+    // Mixed case is an EIP-55 checksum, and a wrong one is a typo: refuse it. All-lowercase and
+    // all-uppercase carry no checksum and are accepted as they are.
+    let has_lower = hex.bytes().any(|b| b.is_ascii_lowercase());
+    let has_upper = hex.bytes().any(|b| b.is_ascii_uppercase());
+    let address = text.parse::<Address>().map_err(|e| e.to_string())?;
+    if has_lower && has_upper && address.to_checksum(None)[2..] != *hex {
+        // Not offering the "corrected" form: it would be the checksum of the typo.
+        return Err(format!(
+            "{text:?} has a wrong EIP-55 checksum: probably a typo; copy the address again"
+        ));
+    }
+    Ok(address)
 }
 
 /// Parse `0x` + 64 hex into a 32-byte hash (intent ids).
@@ -336,6 +347,26 @@ impl<'a> Tuple<'a> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn mixed_case_addresses_must_carry_a_valid_checksum() {
+        // EIP-55's own example.
+        let good = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+        let a = parse_address(good).unwrap();
+        assert_eq!(parse_address(&good.to_lowercase()).unwrap(), a);
+        assert_eq!(
+            parse_address(&format!("0x{}", good[2..].to_uppercase())).unwrap(),
+            a
+        );
+        // One letter's case flipped: a typo, refused.
+        let typo = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD";
+        let e = parse_address(typo).unwrap_err();
+        assert!(e.contains("wrong EIP-55 checksum"), "{e}");
+        assert!(
+            !e.contains(&a.to_checksum(None)),
+            "no 'corrected' form is offered"
+        );
+    }
 
     #[test]
     fn amounts_come_as_strings_or_numbers() {

@@ -405,6 +405,34 @@ fn live_markets_table_and_json() {
     assert!(screen.contains("live from http://127.0.0.1"), "{screen}");
 }
 
+/// Untrusted text in JSON output is sanitised like on screen: C1 controls (the 8-bit CSI),
+/// bidi overrides and escape sequences never reach a program's terminal.
+#[test]
+fn markets_json_sanitises_the_exchanges_strings() {
+    let server = FixtureServer::start();
+    {
+        let mut f = server.fixture.lock().unwrap();
+        let mut trading: Value = serde_json::from_str(&f.trading).unwrap();
+        trading["intakeControls"][2] = serde_json::json!([
+            "closePosition\u{9b}31m\u{202e}",
+            "\u{1b}]0;owned\u{7}withdrawToCore\u{1b}[2J",
+        ]);
+        f.trading = trading.to_string();
+    }
+    let out = run_live(&server, &["markets", "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let raw = text(&out.stdout);
+    for bad in ['\u{9b}', '\u{202e}', '\u{1b}', '\u{7}'] {
+        assert!(!raw.contains(bad), "{bad:?} reached stdout: {raw:?}");
+    }
+    let m = stdout_json(&out);
+    assert_eq!(
+        m["pausedActions"],
+        serde_json::json!(["closePosition", "withdrawToCore"]),
+        "{m}"
+    );
+}
+
 #[test]
 fn live_quote_uses_the_mark_and_live_limits() {
     let server = FixtureServer::start();

@@ -325,14 +325,19 @@ async fn register_with_a_pasted_external_signature() {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         let mut child = c.spawn().unwrap();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        let (request, mut child, mut stdout) = tokio::task::spawn_blocking(move || {
-            let mut line = String::new();
-            stdout.read_line(&mut line).unwrap();
-            (serde_json::from_str::<Value>(&line).unwrap(), child, stdout)
+        // With --json, stdout holds one document (the result); the request comes on stderr.
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let (request, mut child, stderr) = tokio::task::spawn_blocking(move || {
+            let request = (&mut stderr)
+                .lines()
+                .map_while(Result::ok)
+                .find_map(|l| serde_json::from_str::<Value>(&l).ok())
+                .expect("the request on stderr");
+            (request, child, stderr)
         })
         .await
         .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
         assert_eq!(request["method"], "eth_signTypedData_v4");
         let typed = &request["typedData"];
         assert_eq!(typed["primaryType"], "RegisterSessionKey");
@@ -351,11 +356,22 @@ async fn register_with_a_pasted_external_signature() {
             writeln!(child.stdin.take().unwrap(), "{hex}").unwrap();
             let mut rest = String::new();
             std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
-            (child.wait_with_output().unwrap(), rest)
+            let mut stderr = stderr;
+            let mut err = String::new();
+            std::io::Read::read_to_string(&mut stderr, &mut err).unwrap();
+            let mut output = child.wait_with_output().unwrap();
+            output.stderr = err.into_bytes();
+            (output, rest)
         })
         .await
         .unwrap();
         let (output, rest) = out;
+        // Exactly one JSON document on stdout, whatever happened.
+        let docs: Vec<Value> = serde_json::Deserializer::from_str(&rest)
+            .into_iter::<Value>()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(docs.len(), 1, "{rest}");
         if ok {
             assert!(output.status.success(), "{}", text(&output.stderr));
             let result: Value = serde_json::from_str(rest.trim()).unwrap();
