@@ -1,7 +1,5 @@
 //! `papertrade-tui key new | register | show | clear`.
 
-use std::time::Duration;
-
 use alloy_primitives::Address;
 use serde_json::json;
 
@@ -46,7 +44,7 @@ pub async fn run(ctx: &Context, command: KeyCommand) -> Result<(), CliError> {
     let owner = owner(ctx)?;
     match command {
         KeyCommand::New => new(ctx, owner),
-        KeyCommand::Register(a) => register(ctx, owner, &a.signing, a.yes).await,
+        KeyCommand::Register(a) => register(ctx, owner, &a.signing, a.yes, a.wait).await,
         KeyCommand::Show => show(ctx, owner).await,
         KeyCommand::Clear => {
             let removed = session_keys(ctx)?.clear(owner).map_err(key_error)?;
@@ -104,6 +102,7 @@ async fn register(
     owner: Address,
     signing: &super::OwnerSigning,
     yes: bool,
+    wait: super::WaitArgs,
 ) -> Result<(), CliError> {
     let keys = session_keys(ctx)?;
     let meta = keys.meta(owner).map_err(key_error)?.ok_or_else(|| {
@@ -151,7 +150,7 @@ async fn register(
     let id = signed.intent_id();
     report_submission(ctx, &submission, id)?;
     let outcome = live
-        .outcome(id, Duration::from_secs(60), &AuditLog::new(&ctx.data_dir))
+        .outcome(id, wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
     let registered = live.state.session_key_expiry(meta.key);
     if ctx.json {

@@ -171,10 +171,28 @@ pub struct OwnerSigning {
     pub typed_data_out: Option<PathBuf>,
 }
 
+/// How long a writing command follows the account stream for its intents' fate.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct WaitArgs {
+    /// Seconds to follow the account stream for the outcome before exiting 5 (still pending);
+    /// 0 returns right after sending. Nothing is ever resent.
+    #[arg(long = "wait", value_name = "SECS", default_value_t = 90,
+          value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub secs: u64,
+}
+
+impl WaitArgs {
+    pub fn duration(self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.secs)
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct RegisterArgs {
     #[command(flatten)]
     pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Do not ask for confirmation.
     #[arg(long)]
     pub yes: bool,
@@ -197,6 +215,8 @@ pub struct OpenArgs {
     /// Take the margin from the queued (owed) balance.
     #[arg(long = "use-debt")]
     pub use_debt: bool,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Do not ask for confirmation.
     #[arg(long)]
     pub yes: bool,
@@ -214,6 +234,8 @@ pub struct CloseArgs {
     /// Close every open position.
     #[arg(long)]
     pub all: bool,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Do not ask for confirmation.
     #[arg(long)]
     pub yes: bool,
@@ -224,6 +246,8 @@ pub struct CancelArgs {
     /// The queued intent's id (0x + 64 hex).
     #[arg(value_name = "INTENT_ID")]
     pub intent_id: String,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Do not ask for confirmation.
     #[arg(long)]
     pub yes: bool,
@@ -236,6 +260,8 @@ pub struct WithdrawArgs {
     pub amount: String,
     #[command(flatten)]
     pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
     /// Do not ask for confirmation.
     #[arg(long)]
     pub yes: bool,

@@ -1,8 +1,6 @@
 //! `open`, `close`, `cancel`, `withdraw`: check against the freshest state, restate exactly what
 //! will be signed, ask, sign, send once, and follow the account stream to the outcome.
 
-use std::time::Duration;
-
 use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
@@ -22,9 +20,6 @@ use super::session::{
     INTENT_TTL_SECS, LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
 };
 use super::{CancelArgs, CloseArgs, Context, OpenArgs, WithdrawArgs, args};
-
-/// How long a command follows the stream for outcomes before handing over to `positions --follow`.
-const OUTCOME_WAIT: Duration = Duration::from_secs(90);
 
 fn nonce(ctx: &Context, owner: alloy_primitives::Address) -> Result<U256, CliError> {
     NonceStore::new(&ctx.data_dir)
@@ -153,7 +148,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
     let details = json!({"market": market.symbol, "side": args::side_label(is_long), "marginRaw": margin.to_string(), "leverage": leverage});
     let (id, submission) = send(ctx, &signed_open, details).await?;
     let outcome = live
-        .outcome(id, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
     let position = live
         .state
@@ -317,7 +312,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         }
     }
     let (resolutions, closed_rows) = live
-        .resolve(&mut watch, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .resolve(&mut watch, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
     let closed_rows: Vec<_> = closed_rows
         .into_iter()
@@ -417,7 +412,7 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     )
     .await?;
     let outcome = live
-        .outcome(target, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .outcome(target, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
     if ctx.json {
         print_json(&json!({"intentId": format!("{target:#x}"), "outcome": outcome}));
@@ -476,7 +471,7 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
     )
     .await?;
     let outcome = live
-        .outcome(id, OUTCOME_WAIT, &AuditLog::new(&ctx.data_dir))
+        .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
     if ctx.json {
         print_json(

@@ -305,6 +305,154 @@ fn bad_input_names_the_field_in_one_line() {
     assert_eq!(stdout_json(&out)["error"]["code"], "usage");
 }
 
+/// Refused before any network read, each naming what is wrong: a mixed-case address with a wrong
+/// EIP-55 checksum, the zero owner, an empty position id, and opens the relayer would refuse
+/// whatever the live state.
+#[test]
+fn bad_addresses_ids_and_impossible_intents_are_refused() {
+    // EIP-55's example with one letter's case flipped.
+    let typo = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD";
+    let good = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+    let zero = "0x0000000000000000000000000000000000000000";
+    let offline_api = ["--api", "http://127.0.0.1:9"];
+    let open = |user: &str, instrument: u32, size: &str, leverage: u32| {
+        format!(
+            r#"{{"user":"{user}","instrumentId":{instrument},"isLong":true,"size":"{size}","leverage":{leverage},"useDebt":false}}"#
+        )
+    };
+    let ten = "10000000000000000000";
+    let cases: Vec<(Vec<String>, &str, &str)> = vec![
+        (
+            vec!["positions".into(), "--owner".into(), typo.into()],
+            "owner",
+            "EIP-55",
+        ),
+        (
+            vec!["--watch".into(), typo.into(), "positions".into()],
+            "watch",
+            "EIP-55",
+        ),
+        (
+            vec!["positions".into(), "--owner".into(), zero.into()],
+            "owner",
+            "zero address",
+        ),
+        (
+            vec!["close".into(), "".into(), "--owner".into(), good.into()],
+            "<POSITION_ID>",
+            "not a position id",
+        ),
+        (
+            vec!["close".into(), "12a".into(), "--owner".into(), good.into()],
+            "<POSITION_ID>",
+            "not a position id",
+        ),
+        (
+            vec![
+                "typed-data".into(),
+                "--type".into(),
+                "OpenPosition".into(),
+                "--message".into(),
+                open(typo, 0, ten, 10),
+            ],
+            "message",
+            "EIP-55",
+        ),
+        (
+            vec![
+                "typed-data".into(),
+                "--type".into(),
+                "OpenPosition".into(),
+                "--message".into(),
+                open(good, 0, ten, 0),
+            ],
+            "message",
+            "leverage_above_maximum",
+        ),
+        (
+            vec![
+                "typed-data".into(),
+                "--type".into(),
+                "OpenPosition".into(),
+                "--message".into(),
+                open(good, 0, ten, 1001),
+            ],
+            "message",
+            "leverage_above_maximum",
+        ),
+        (
+            vec![
+                "typed-data".into(),
+                "--type".into(),
+                "OpenPosition".into(),
+                "--message".into(),
+                open(good, 0, "0", 10),
+            ],
+            "message",
+            "margin_below_minimum",
+        ),
+        (
+            vec![
+                "typed-data".into(),
+                "--type".into(),
+                "OpenPosition".into(),
+                "--message".into(),
+                open(good, 0, "1", 1000),
+            ],
+            "message",
+            "margin_below_minimum",
+        ),
+        (
+            vec![
+                "typed-data".into(),
+                "--type".into(),
+                "OpenPosition".into(),
+                "--message".into(),
+                open(good, 7, ten, 10),
+            ],
+            "message",
+            "no market 7",
+        ),
+    ];
+    for (args, field, says) in cases {
+        let mut all: Vec<&str> = args.iter().map(String::as_str).collect();
+        all.extend(offline_api);
+        all.push("--json");
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", text(&out.stdout));
+        let e = stdout_json(&out);
+        assert_eq!(e["error"]["field"], field, "{all:?}: {e}");
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains(says),
+            "{all:?}: {e}"
+        );
+    }
+    // Without a checksum (all lowercase or all uppercase) an address is taken as it is.
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "OpenPosition",
+        "--message",
+        &open(&good.to_lowercase(), 0, ten, 100),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    assert_eq!(
+        stdout_json(&out)["checks"]["notCheckedOffline"][1],
+        "available balance"
+    );
+    let upper = format!("0x{}", good[2..].to_uppercase());
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "OpenPosition",
+        "--message",
+        &open(&upper, 0, ten, 100),
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+}
+
 #[test]
 fn typed_data_matches_the_open_vector() {
     let out = run(&[

@@ -738,6 +738,181 @@ async fn watch_anywhere_refuses_every_writing_command() {
     }
 }
 
+/// The exit status follows what happened to the intent: 0 settled as asked, 3 refused by the
+/// relayer (with the exchange's code), 4 failed, 5 no fate seen yet. One JSON document each time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_status_follows_the_outcome() {
+    let sim = Sim::start(SimConfig {
+        seed: 23,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 2_500,
+        ..SimConfig::default()
+    })
+    .await;
+    let user = ready_user(&sim, 2000).await;
+    let open_btc = [
+        "open",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "50",
+        "--leverage",
+        "25",
+        "--yes",
+        "--json",
+    ];
+    let one_doc = |out: &Output| -> Value {
+        let docs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
+            .into_iter::<Value>()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(docs.len(), 1, "{}", text(&out.stdout));
+        docs.into_iter().next().unwrap()
+    };
+
+    // Not waiting: the intent is queued, its fate unseen → 5, and it is not resent.
+    let mut args = open_btc.to_vec();
+    args.extend(["--wait", "0"]);
+    let out = user.run(&args).await;
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let doc = one_doc(&out);
+    assert_eq!(doc["submission"], "accepted");
+    assert_eq!(doc["outcome"], "pending");
+    // …and it settles on its own.
+    let owner = user.owner();
+    let mut stream = sim.stream(owner).await;
+    stream
+        .until("the open settles", |s| s.open_positions.len() == 1)
+        .await;
+
+    // Refused by the relayer: a nonce already used (a data dir copied from before that open).
+    let nonces = user.data().join(format!("nonces/{owner:#x}.json"));
+    let before = std::fs::read_to_string(&nonces).unwrap();
+    let mut args = open_btc.to_vec();
+    args.extend(["--wait", "0"]);
+    assert_eq!(user.run(&args).await.status.code(), Some(5));
+    std::fs::write(&nonces, &before).unwrap();
+    let out = user.run(&open_btc).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let doc = one_doc(&out);
+    assert_eq!(doc["error"]["code"], "nonce_used", "{doc}");
+
+    // Failed at settlement: accepted, then the market pauses before the relayer gets to it → 4.
+    let mut c = user.command(&[
+        "open",
+        "--market",
+        "ETH",
+        "--side",
+        "short",
+        "--margin",
+        "50",
+        "--leverage",
+        "25",
+        "--yes",
+        "--json",
+    ]);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = c.spawn().unwrap();
+    stream
+        .until("the ETH open is queued", |s| {
+            s.operations
+                .iter()
+                .any(|o| o.action == "openPosition" && o.instrument_id == Some(1))
+        })
+        .await;
+    sim.control("/sim/market", json!({"market": "ETH", "status": "paused"}))
+        .await;
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
+    assert_eq!(one_doc(&out)["outcome"], "failed");
+}
+
+/// `close --all` leaves out a position whose close is already queued (the relayer would refuse
+/// the whole batch `position_closing`) and says so; the others close.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_all_skips_a_position_already_closing() {
+    let sim = Sim::start(SimConfig {
+        seed: 24,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 1_500,
+        ..SimConfig::default()
+    })
+    .await;
+    let user = ready_user(&sim, 2000).await;
+    let mut ids = Vec::new();
+    for market in ["BTC", "ETH"] {
+        let v = user
+            .json(&[
+                "open",
+                "--market",
+                market,
+                "--side",
+                "long",
+                "--margin",
+                "50",
+                "--leverage",
+                "25",
+                "--yes",
+            ])
+            .await;
+        ids.push(v["position"]["positionId"].as_str().unwrap().to_string());
+    }
+    let out = user.run(&["close", &ids[0], "--yes", "--wait", "0"]).await;
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let out = user.run(&["close", "--all", "--yes"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains(&format!("skipped #{}: its close is already queued", ids[0])),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains(&format!("closed #{}", ids[1])));
+    // Asking for it by id alone: nothing to send, said plainly, exit 2.
+    let mut stream = sim.stream(user.owner()).await;
+    stream
+        .until("both closed", |s| s.open_positions.is_empty())
+        .await;
+    let v = user
+        .json(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "25",
+            "--yes",
+        ])
+        .await;
+    let id = v["position"]["positionId"].as_str().unwrap().to_string();
+    assert_eq!(
+        user.run(&["close", &id, "--yes", "--wait", "0"])
+            .await
+            .status
+            .code(),
+        Some(5)
+    );
+    let out = user.run(&["close", &id, "--yes", "--json"]).await;
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already has a close queued"),
+        "{v}"
+    );
+    assert_eq!(v["error"]["field"], "<POSITION_ID>");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_key_is_refused_before_signing() {
     let sim = live_sim().await;
