@@ -93,6 +93,7 @@ fn account_json(
             let mut row = json!({
                 "positionId": p.id.to_string(),
                 "market": symbol(&data.state, p.instrument_id),
+                "marketListed": market.is_some(),
                 "side": side(p.is_long),
                 "leverage": p.leverage,
                 "useDebt": p.use_debt,
@@ -211,7 +212,21 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
             ("CLOSE PAYS", Align::Right),
         ]);
         for p in &s.open_positions {
+            // A position in a market the trading state does not list is shown all the same;
+            // what needs the market's price scale or mark is marked unknown.
             let Some(m) = data.state.market_by_id(p.instrument_id) else {
+                t.row(vec![
+                    p.id.to_string(),
+                    symbol(&data.state, p.instrument_id),
+                    side(p.is_long).to_uppercase(),
+                    format!("{}x", p.leverage),
+                    usd(signed(p.margin)),
+                    format!("raw {}", p.entry_price),
+                    "—".into(),
+                    format!("raw {}", p.bust_price),
+                    "—".into(),
+                    "market not listed".into(),
+                ]);
                 continue;
             };
             let (mark_text, dist, pays) = match data.mark(m) {

@@ -479,11 +479,13 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: 
         .positions()
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| {
-            let m = state.market_by_id(p.instrument_id)?;
-            let mark = app.marks.get(&m.id).copied();
-            let (pays, risk, distance, style) = match mark {
-                Some(mark) => {
+        .map(|(i, p)| {
+            // A position in a market the trading state does not list is still shown (and can be
+            // selected and closed); what needs the market's parameters is marked unknown.
+            let m = state.market_by_id(p.instrument_id);
+            let mark = m.and_then(|m| app.marks.get(&m.id).copied());
+            let (pays, risk, distance, style) = match (m, mark) {
+                (Some(m), Some(mark)) => {
                     let sc = Position::held(m, p).scenario(fee, mark);
                     let net = sc.net_pnl(p.margin);
                     let risk = crate::protocol::math::risk_bps(
@@ -503,14 +505,22 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: 
                         theme.signed(net),
                     )
                 }
-                None => ("—".into(), String::new(), "—".into(), theme.text()),
+                (None, _) => ("market ?".into(), String::new(), "—".into(), theme.warn()),
+                (Some(_), None) => ("—".into(), String::new(), "—".into(), theme.text()),
+            };
+            let symbol = m
+                .map(|m| m.symbol.clone())
+                .unwrap_or_else(|| format!("#{}", p.instrument_id));
+            let at_scale = |raw: u64| {
+                m.map(|m| price(raw, m.price_scale))
+                    .unwrap_or_else(|| "?".into())
             };
             let mark_flag = if app.marked.contains(&p.id) {
                 "●"
             } else {
                 " "
             };
-            let side = format!("{} {}", m.symbol, if p.is_long { "▲L" } else { "▼S" });
+            let side = format!("{symbol} {}", if p.is_long { "▲L" } else { "▼S" });
             let cells = if compact {
                 vec![
                     Cell::from(format!("{mark_flag}{}", p.id)),
@@ -524,19 +534,19 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: 
                     Cell::from(side),
                     Cell::from(format!("{}x", p.leverage)),
                     Cell::from(usd_text(signed(p.margin))),
-                    Cell::from(price(p.entry_price, m.price_scale)),
-                    Cell::from(price(p.bust_price, m.price_scale)),
+                    Cell::from(at_scale(p.entry_price)),
+                    Cell::from(at_scale(p.bust_price)),
                     Cell::from(distance),
                     Cell::from(pays).style(style),
                     Cell::from(risk),
                 ]
             };
             let row = Row::new(cells);
-            Some(if i == app.position_cursor && app.tab == Tab::Positions {
+            if i == app.position_cursor && app.tab == Tab::Positions {
                 row.style(theme.selected())
             } else {
                 row
-            })
+            }
         })
         .collect();
     let (widths, header) = if compact {

@@ -139,6 +139,34 @@ fn every_tab_at_both_sizes() {
     }
 }
 
+/// A position in a market `/state/trading` no longer lists stays in the table, selectable and
+/// closable, with what cannot be computed marked.
+#[test]
+fn a_position_in_an_unlisted_market_is_shown() {
+    let mut app = fixture(Mode::Demo);
+    let mut s: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+    s["openPositions"][1][1] = serde_json::json!(7);
+    let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
+        panic!()
+    };
+    app.on_stream(StreamEvent::Synced(snapshot));
+    app.tab = Tab::Positions;
+    let screen = screen(&app, 120, 40);
+    assert!(screen.contains("Positions (2)"), "{screen}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains("411276"))
+        .unwrap_or_else(|| panic!("no row for the unlisted market's position:\n{screen}"));
+    assert!(row.contains("#7 ▲L"), "{row}");
+    assert!(row.contains("market ?"), "{row}");
+    // It can be selected and closed like any other.
+    app.position_cursor = 1;
+    assert_eq!(
+        app.close_selection(),
+        vec![alloy_primitives::U256::from(411_276u64)]
+    );
+}
+
 #[test]
 fn history_shows_only_this_wallets_trades() {
     let mut app = fixture(Mode::Demo);
@@ -314,6 +342,51 @@ fn watch_mode_refuses_b_and_review() {
     assert!(app.dialog.is_none());
     let s = screen(&app, 120, 40);
     assert!(s.contains("watch mode is read-only"), "{s}");
+}
+
+/// Close-selected leaves out a position whose close is already queued (the relayer would refuse
+/// the whole batch) and says so; with only such positions selected, no dialog opens.
+#[test]
+fn close_selected_skips_a_position_already_closing() {
+    let mut app = fixture(Mode::Demo);
+    let mut s: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+    s["operations"] = serde_json::json!([[
+        format!("0x{}", "ab".repeat(32)),
+        "closePositions",
+        null,
+        null,
+        null,
+        null,
+        null,
+        1_791_862_850_000u64,
+        "1791866400",
+        ["411277"]
+    ]]);
+    s["queueNodeCount"] = serde_json::json!(1);
+    let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
+        panic!()
+    };
+    app.on_stream(StreamEvent::Synced(snapshot));
+    press(&mut app, KeyCode::Char('2'));
+    // The highlighted row (411277) alone: refused with the reason.
+    press(&mut app, KeyCode::Char('x'));
+    assert!(app.dialog.is_none());
+    let last = &app.toasts.back().unwrap().text;
+    assert!(
+        last.contains("a close is already queued for #411277"),
+        "{last}"
+    );
+    // Both marked: only the other one goes into the dialog.
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Char('x'));
+    let Some(Dialog::Close { ids }) = app.dialog.clone() else {
+        panic!("no close dialog")
+    };
+    assert_eq!(ids, vec![alloy_primitives::U256::from(411_276u64)]);
+    let last = &app.toasts.back().unwrap().text;
+    assert!(last.contains("skipped #411277"), "{last}");
 }
 
 #[test]
