@@ -132,6 +132,9 @@ pub struct App {
     pub history: VecDeque<ClosedPosition>,
     pub watch: IntentWatch,
     pub toasts: VecDeque<Toast>,
+    /// A `--market` prefill not yet checked against the exchange's markets (the UI opens before
+    /// the first trading state arrives).
+    pub prefill_market: Option<String>,
     pub ticket: Ticket,
     pub tab: Tab,
     /// Cursor and marked rows in the positions table.
@@ -167,6 +170,7 @@ impl App {
             history: VecDeque::new(),
             watch: IntentWatch::new(),
             toasts: VecDeque::new(),
+            prefill_market: None,
             ticket: Ticket::default(),
             tab: Tab::Trade,
             position_cursor: 0,
@@ -366,6 +370,23 @@ impl App {
             MarketEvent::Trading(state, _) => {
                 if self.ticket.market >= state.instruments.len() {
                     self.ticket.market = 0;
+                }
+                // A `--market` prefill waits for the first list of markets to be checked.
+                if let Some(wanted) = self.prefill_market.take() {
+                    match state
+                        .instruments
+                        .iter()
+                        .position(|i| i.symbol.eq_ignore_ascii_case(wanted.trim()))
+                    {
+                        Some(i) => self.ticket.market = i,
+                        None => self.toast(
+                            format!(
+                                "market {:?} dropped: not a listed market",
+                                crate::text::sanitize_line(&wanted, 16)
+                            ),
+                            true,
+                        ),
+                    }
                 }
                 self.trading = Some(*state);
             }

@@ -7,7 +7,6 @@ use crate::app::{App, KeyStatus, Mode};
 use crate::client::market::PollRates;
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::SessionSigner;
-use crate::protocol::trading::TradingState;
 use crate::tui::Setup;
 use crate::ui::theme::Theme;
 
@@ -31,17 +30,8 @@ pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Resul
             (Mode::Live, owner, Some(key))
         }
     };
-    let trading = ctx.http.trading_state().await.ok();
-    open(
-        ctx,
-        mode,
-        wallet,
-        session,
-        trading.as_ref(),
-        &prefill,
-        rates,
-    )
-    .await
+    // No read of the exchange here: the UI draws at once and the poller brings the markets.
+    open(ctx, mode, wallet, session, &prefill, rates).await
 }
 
 /// Build the app and hand the terminal to the UI until the user quits.
@@ -50,7 +40,6 @@ pub async fn open(
     mode: Mode,
     wallet: alloy_primitives::Address,
     session: Option<(SessionSigner, KeyMeta)>,
-    trading: Option<&TradingState>,
     prefill: &PrefillArgs,
     rates: PollRates,
 ) -> Result<(), CliError> {
@@ -62,7 +51,7 @@ pub async fn open(
         backend: meta.backend.label(),
         local_expiry: meta.expiry,
     });
-    apply_prefill(&mut app, trading, prefill);
+    apply_prefill(&mut app, prefill);
     let setup = Setup {
         app,
         http: ctx.http.clone(),
@@ -79,21 +68,10 @@ pub async fn open(
 }
 
 /// Fill the ticket from the flags; each invalid value is dropped with a note.
-fn apply_prefill(app: &mut App, trading: Option<&TradingState>, p: &PrefillArgs) {
+/// The market is checked when the first trading state arrives (see `App::prefill_market`).
+fn apply_prefill(app: &mut App, p: &PrefillArgs) {
     let mut notes = Vec::new();
-    if let Some(m) = &p.market {
-        match trading.and_then(|s| {
-            s.instruments
-                .iter()
-                .position(|i| i.symbol.eq_ignore_ascii_case(m.trim()))
-        }) {
-            Some(i) => app.ticket.market = i,
-            None => notes.push(format!(
-                "market {:?} dropped: not a listed market",
-                crate::text::sanitize_line(m, 16)
-            )),
-        }
-    }
+    app.prefill_market = p.market.clone();
     if let Some(s) = &p.side {
         match args::side(s) {
             Ok(long) => app.ticket.is_long = long,
@@ -127,6 +105,7 @@ fn apply_prefill(app: &mut App, trading: Option<&TradingState>, p: &PrefillArgs)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::trading::TradingState;
 
     #[test]
     fn prefill_keeps_the_valid_values_and_drops_each_invalid_one_with_a_note() {
@@ -139,7 +118,11 @@ mod tests {
             margin: Some("1,250.5".into()),
             leverage: Some("5000".into()),
         };
-        apply_prefill(&mut app, Some(&state), &prefill);
+        apply_prefill(&mut app, &prefill);
+        app.on_market(crate::client::market::MarketEvent::Trading(
+            Box::new(state),
+            std::time::SystemTime::UNIX_EPOCH,
+        ));
         assert_eq!(app.ticket.market, 1);
         assert!(app.ticket.is_long, "an invalid side leaves the default");
         assert_eq!(app.ticket.margin_text, "1250.5");

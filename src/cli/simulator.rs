@@ -190,7 +190,6 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             watch: None,
             ui: ctx.ui.clone(),
         };
-        let trading = demo_ctx.http.trading_state().await.ok();
         let rates = crate::client::market::PollRates {
             markets: std::time::Duration::from_millis(1000),
             protocol: std::time::Duration::from_secs(5),
@@ -200,7 +199,6 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             crate::app::Mode::Demo,
             owner,
             session,
-            trading.as_ref(),
             &Default::default(),
             rates,
         )

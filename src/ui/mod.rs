@@ -233,6 +233,9 @@ fn draw_header(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: Sys
             }
             markets.push(Span::raw(format!("{flag} ")));
         }
+    } else {
+        // Drawn at once, before the exchange answers: the UI is alive and says what it waits for.
+        markets.push(Span::styled(" connecting to the exchange… ", theme.warn()));
     }
     if let Some(h) = &app.health {
         let (text, style) = if h.is_ready() {

@@ -1415,6 +1415,46 @@ async fn the_demo_trades_a_round_trip_by_keyboard() {
     assert!(screen.contains("\u{1b}[?1049l"));
 }
 
+/// An exchange that accepts connections and never answers: the UI draws at once, says it is
+/// connecting, and `q` quits at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ui_draws_at_once_and_quits_while_the_exchange_is_silent() {
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = silent.local_addr().unwrap();
+    // Accept and hold every connection, answering nothing.
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for c in silent.incoming().flatten() {
+            held.push(c);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let args = format!(
+        "--watch 0x00000000000000000000000000000000000000a1 --api http://{addr} --info-url http://{addr}/info"
+    );
+    let started = std::time::Instant::now();
+    let pty = Pty::spawn(
+        &args,
+        dir.path(),
+        &[("PAPERTRADE_TUI_DATA_DIR", dir.path().display().to_string())],
+    );
+    pty.wait_for("connecting to the exchange").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "first frame after {:?}",
+        started.elapsed()
+    );
+    assert!(pty.shows("WATCH"));
+    let asked = std::time::Instant::now();
+    let (status, _) = pty.quit().await;
+    assert!(status.success());
+    assert!(
+        asked.elapsed() < Duration::from_secs(3),
+        "q took {:?}",
+        asked.elapsed()
+    );
+}
+
 /// `--watch` on a crowd wallet of the simulator: read-only, and B + Enter says why.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watching_a_crowd_wallet_in_the_ui_is_read_only() {
