@@ -1,10 +1,10 @@
 //! The UI's state and its rules, apart from any terminal: `App` folds network messages and keys;
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
-pub mod keys;
+pub mod action;
 pub mod state;
 pub mod ticket;
 
-pub use keys::{Action, Effect, Keymap, action};
+pub use action::{Action, Command, Effect, Keymap};
 pub use state::{App, Dialog, KeyStatus, Mode, Tab, Toast};
 pub use ticket::{PreTrade, Ticket};

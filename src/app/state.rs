@@ -145,7 +145,7 @@ pub struct App {
     pub pending_focus: bool,
     pub dialog: Option<Dialog>,
     pub help: bool,
-    pub keymap: super::keys::Keymap,
+    pub keymap: super::action::Keymap,
     /// Something changed since the last frame.
     pub dirty: bool,
 }
@@ -179,14 +179,14 @@ impl App {
             pending_focus: false,
             dialog: None,
             help: false,
-            keymap: super::keys::Keymap::default(),
+            keymap: super::action::Keymap::default(),
             dirty: true,
         }
     }
 
     /// Apply a key's action; the effects the runtime must carry out (signing, quitting).
-    pub fn update(&mut self, action: super::keys::Action) -> Vec<super::keys::Effect> {
-        use super::keys::{Action, Effect};
+    pub fn update(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
+        use super::action::{Action, Effect};
         self.dirty = true;
         let ceiling = self
             .ticket_market()

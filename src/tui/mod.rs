@@ -18,7 +18,7 @@ use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use tokio::sync::mpsc;
 
-use crate::app::{App, Effect, action};
+use crate::app::{App, Effect};
 use crate::client::ExchangeHttp;
 use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
@@ -26,6 +26,7 @@ use crate::client::market::{PollRates, spawn_market_poller};
 use crate::client::stream::{StreamConfig, spawn_account_stream};
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::SessionSigner;
+use crate::ui::keymap::action;
 use crate::ui::{draw, theme::Theme};
 
 pub use submit::SubmitReport;

@@ -2,6 +2,7 @@
 //! the clock except through `App` and the `now` it is given.
 
 mod chart;
+pub mod keymap;
 pub mod theme;
 
 use std::time::{Duration, SystemTime};
@@ -183,9 +184,7 @@ fn draw_dialog(frame: &mut Frame, area: Rect, dialog: &crate::app::Dialog, theme
 }
 
 fn draw_help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let lines: Vec<Line> = app
-        .keymap
-        .commands()
+    let lines: Vec<Line> = keymap::help_lines(&app.keymap)
         .into_iter()
         .map(|(keys, what)| {
             Line::from(vec![
@@ -842,6 +841,6 @@ fn draw_footer(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )
         })
         .unwrap_or_default();
-    let hints = Line::styled(app.keymap.hints(), theme.dim());
+    let hints = Line::styled(keymap::hints(&app.keymap), theme.dim());
     frame.render_widget(Paragraph::new(vec![toast, hints]), area);
 }

@@ -1,0 +1,105 @@
+//! Terminal keys to actions. Shortcuts are ignored while typing in a field or while a dialog is
+//! open. The help overlay and the hint bar are built from the same live keymap and the same
+//! list of fixed keys, so a key the help does not show does nothing.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::app::{Action, App, Command, Keymap, Tab};
+
+/// Fixed keys (navigation and dialogs): the only keys besides the keymap's that do anything.
+pub const FIXED: [(&str, &str); 6] = [
+    ("Enter", "review the order (a dialog restates it)"),
+    ("y / n", "in a dialog: sign and send / cancel"),
+    (
+        "1 2 3 4",
+        "Trade, Positions, History, Protocol (Tab ← → h l: cycle)",
+    ),
+    ("↑ ↓ j k", "move in a table"),
+    ("Esc", "close a dialog or leave a field"),
+    ("Ctrl-C", "quit"),
+];
+
+/// Every key that does something, with what it does: the help overlay's lines.
+pub fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
+    keymap
+        .bindings()
+        .map(|(key, command)| (key, command.help()))
+        .chain(FIXED.iter().map(|(k, h)| (k.to_string(), *h)))
+        .collect()
+}
+
+/// The hint bar, from the same keymap.
+pub fn hints(keymap: &Keymap) -> String {
+    let k = |c| keymap.key_of(c);
+    format!(
+        "{}/{} side · {} margin · {} mkt · {} {} lev · ⏎ review · 1-4 tabs · {} help · {} quit",
+        k(Command::Long),
+        k(Command::Short),
+        k(Command::Margin),
+        k(Command::Market),
+        k(Command::LeverageDown),
+        k(Command::LeverageUp),
+        k(Command::Help),
+        k(Command::Quit),
+    )
+}
+
+/// Translate a key in the current state.
+pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
+    if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
+        return Some(Action::Quit);
+    }
+    if app.dialog.is_some() {
+        return match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => Some(Action::Confirm),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(Action::Escape),
+            _ => None,
+        };
+    }
+    if app.help {
+        let closes = match key.code {
+            KeyCode::Esc => true,
+            KeyCode::Char(c) => matches!(
+                app.keymap.command_on(c),
+                Some(Command::Help | Command::Quit)
+            ),
+            _ => false,
+        };
+        return closes.then_some(Action::ToggleHelp);
+    }
+    if app.ticket.editing_margin {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Escape),
+            KeyCode::Enter => Some(Action::Review),
+            KeyCode::Backspace => Some(Action::Backspace),
+            KeyCode::Char(c) => Some(Action::Type(c)),
+            _ => None,
+        };
+    }
+    if let KeyCode::Char(c) = key.code
+        && let Some(command) = app.keymap.command_on(c)
+    {
+        // The close key cancels when the cursor is in the pending list.
+        return Some(
+            if command == Command::Close && app.tab == Tab::Positions && app.pending_focus {
+                Action::CancelPending
+            } else {
+                command.action()
+            },
+        );
+    }
+    // Only the fixed keys listed in `FIXED` from here on.
+    Some(match key.code {
+        KeyCode::Char('1') => Action::Tab(Tab::Trade),
+        KeyCode::Char('2') => Action::Tab(Tab::Positions),
+        KeyCode::Char('3') => Action::Tab(Tab::History),
+        KeyCode::Char('4') => Action::Tab(Tab::Protocol),
+        KeyCode::Tab | KeyCode::Right | KeyCode::Char('l') => Action::Tab(app.tab.next()),
+        KeyCode::BackTab | KeyCode::Left | KeyCode::Char('h') => Action::Tab(app.tab.previous()),
+        KeyCode::Esc => Action::Escape,
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::Enter => Action::Review,
+        _ => return None,
+    })
+}
