@@ -28,22 +28,6 @@ pub fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
         .collect()
 }
 
-/// The hint bar, from the same keymap.
-pub fn hints(keymap: &Keymap) -> String {
-    let k = |c| keymap.key_of(c);
-    format!(
-        "{}/{} side · {} margin · {} mkt · {} {} lev · ⏎ review · 1-4 tabs · {} help · {} quit",
-        k(Command::Long),
-        k(Command::Short),
-        k(Command::Margin),
-        k(Command::Market),
-        k(Command::LeverageDown),
-        k(Command::LeverageUp),
-        k(Command::Help),
-        k(Command::Quit),
-    )
-}
-
 /// Translate a key in the current state.
 pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {

@@ -520,6 +520,33 @@ fn a_remapped_close_frees_x_and_the_help_says_z() {
     assert!(app.marked.is_empty() && !app.help && app.chart_interval == interval);
 }
 
+/// The hint bar shows what the focused thing answers to: a dialog's two keys, a table's keys, the
+/// margin field's keys.
+#[test]
+fn the_hint_bar_follows_the_focus() {
+    let mut app = fixture(Mode::Demo);
+    let bar = |app: &App| screen(app, 120, 40).lines().last().unwrap().to_string();
+    assert!(
+        bar(&app).starts_with("B/S side · / margin"),
+        "{}",
+        bar(&app)
+    );
+    press(&mut app, KeyCode::Char('/'));
+    assert_eq!(bar(&app), "0-9 . margin · ⏎ review · Esc leave the field");
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('2'));
+    assert!(
+        bar(&app).starts_with("↑↓ move · Space mark · X close"),
+        "{}",
+        bar(&app)
+    );
+    press(&mut app, KeyCode::Char('x'));
+    assert_eq!(bar(&app), "Y sign and send · N/Esc cancel");
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('?'));
+    assert_eq!(bar(&app), "Esc close · ? close");
+}
+
 #[test]
 fn remapped_keys_drive_the_ticket_and_the_hints() {
     let mut app = fixture(Mode::Demo);

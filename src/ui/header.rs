@@ -1,0 +1,166 @@
+//! The two header lines (mode, marks, relayer, balances, key, data ages) and the tab bar.
+
+use std::time::{Duration, SystemTime};
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::{App, Tab};
+use crate::client::market::Source;
+use crate::protocol::units::{price_display as price, signed, usd_text};
+use crate::quote::percent_text;
+
+use super::theme::Theme;
+use super::{STALE_AFTER, age_text, short};
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
+    let mut markets = vec![Span::styled(
+        format!(" {} ", app.mode.badge()),
+        theme.badge(),
+    )];
+    if let Some(state) = &app.trading {
+        if state.trading_paused {
+            markets.push(Span::styled(" TRADING PAUSED ", theme.warn()));
+        }
+        for m in &state.instruments {
+            let mark = app
+                .marks
+                .get(&m.id)
+                .map(|r| price(*r, m.price_scale))
+                .unwrap_or_else(|| "—".into());
+            let status = m.status(state.trading_paused);
+            let flag = match status.label() {
+                "active" => String::new(),
+                other => format!(" [{other}]"),
+            };
+            markets.push(Span::raw(format!(" {} {mark}", m.symbol)));
+            // 24 h change, with an arrow as well as colour.
+            if let (Some(now), Some(then)) = (app.marks.get(&m.id), app.day_open.get(&m.id)) {
+                let change = i128::from(*now) - i128::from(*then);
+                let arrow = if change >= 0 { "▲" } else { "▼" };
+                markets.push(Span::styled(
+                    format!(
+                        " {arrow}{}%",
+                        percent_text(change.abs(), u128::from(*then), 2)
+                    ),
+                    theme.signed(change),
+                ));
+            }
+            markets.push(Span::raw(format!("{flag} ")));
+        }
+    } else {
+        // Drawn at once, before the exchange answers: the UI is alive and says what it waits for.
+        markets.push(Span::styled(" connecting to the exchange… ", theme.warn()));
+    }
+    if let Some(h) = &app.health {
+        let (text, style) = if h.is_ready() {
+            ("relayer ready", theme.dim())
+        } else {
+            ("RELAYER NOT READY", theme.warn())
+        };
+        markets.push(Span::styled(format!("│ {text}"), style));
+    }
+    let mut account = Vec::new();
+    match (&app.wallet, &app.account) {
+        (Some(w), Some(a)) => {
+            let queued = if a.queued > 0 {
+                format!(" queued {}", usd_text(signed(a.queued)))
+            } else {
+                String::new()
+            };
+            let paper = if a.paper.balance + a.paper.staked > 0 {
+                format!(
+                    " PAPER {}",
+                    crate::protocol::units::wad_text(signed(a.paper.balance + a.paper.staked), 2)
+                )
+            } else {
+                String::new()
+            };
+            account.push(Span::raw(format!(
+                " {} {} avail {}{queued}{paper} ",
+                short(w),
+                usd_text(signed(a.balance)),
+                usd_text(signed(a.funds.available_balance)),
+            )));
+        }
+        (Some(w), None) => account.push(Span::raw(format!(" {} (syncing…) ", short(w)))),
+        _ => {}
+    }
+    if let Some(k) = &app.key {
+        let left = k.local_expiry.saturating_sub(
+            now.duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+        );
+        let style = if left < 3600 {
+            theme.warn()
+        } else {
+            theme.dim()
+        };
+        let left_text = if left >= 86_400 {
+            format!("{}d", left / 86_400)
+        } else {
+            format!("{}m", left / 60)
+        };
+        account.push(Span::styled(
+            format!("│ {} key {left_text} ", k.backend),
+            style,
+        ));
+    }
+    let stream_age = app.freshness.age(Source::Account, now);
+    let poll_age = app.freshness.age(Source::Trading, now);
+    let stale = |a: Option<Duration>| a.is_none_or(|a| a > STALE_AFTER);
+    let style = if stale(stream_age) || stale(poll_age) {
+        theme.warn()
+    } else {
+        theme.dim()
+    };
+    account.push(Span::styled(
+        format!("│ data {}/{}", age_text(stream_age), age_text(poll_age)),
+        style,
+    ));
+    frame.render_widget(
+        Paragraph::new(vec![Line::from(markets), Line::from(account)]),
+        area,
+    );
+}
+
+/// The tab bar's labels, in order; drawing and mouse clicks both read it.
+const TABS: [(Tab, &str); 4] = [
+    (Tab::Trade, "1 Trade"),
+    (Tab::Positions, "2 Positions"),
+    (Tab::History, "3 History"),
+    (Tab::Protocol, "4 Protocol"),
+];
+/// The tab bar's screen row (below the two header lines).
+pub const TAB_ROW: u16 = 2;
+
+/// Which tab a click at `column` of the tab bar hits.
+pub fn tab_at(column: u16) -> Option<Tab> {
+    let mut start = 0u16;
+    for (tab, label) in TABS {
+        let end = start + label.chars().count() as u16 + 2;
+        if column < end {
+            return Some(tab);
+        }
+        start = end;
+    }
+    None
+}
+
+pub(super) fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let spans: Vec<Span> = TABS
+        .iter()
+        .map(|(t, label)| {
+            let style = if *t == app.tab {
+                theme.selected()
+            } else {
+                theme.text()
+            };
+            Span::styled(format!(" {label} "), style)
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,41 @@
+//! The `?` overlay: first what the pane underneath answers to, then every key that does
+//! something, from the live keymap. A key it does not list does nothing.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Paragraph;
+
+use crate::app::{App, Command};
+
+use super::theme::Theme;
+use super::{Hint, keymap};
+
+pub(super) fn commands(app: &App) -> Vec<Hint> {
+    vec![
+        Hint::fixed("Esc", "close"),
+        Hint::command(app, Command::Help, "close"),
+    ]
+}
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let row = |key: &str, what: &str| {
+        Line::from(vec![
+            Span::styled(format!("{key:>9}  "), theme.title()),
+            Span::raw(what.to_string()),
+        ])
+    };
+    // One line of what the pane underneath answers to, then every key.
+    let here: Vec<String> = super::pane_hints(app, super::pane_focus(app))
+        .into_iter()
+        .map(|h| format!("{} {}", h.key, h.what))
+        .collect();
+    let mut lines = vec![row("here", &here.join(" · "))];
+    lines.extend(
+        keymap::help_lines(&app.keymap)
+            .iter()
+            .map(|(key, what)| row(key, what)),
+    );
+    let inner = super::overlay(frame, area, 76, lines.len() as u16 + 2, "Keys (Esc closes)");
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,149 @@
+//! The order ticket with its exact pre-trade panel, and the Trade tab's layout around it.
+
+use std::time::SystemTime;
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+
+use crate::app::{App, Command};
+use crate::client::market::Source;
+use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
+use crate::quote::percent_text;
+
+use super::theme::Theme;
+use super::{Hint, STALE_AFTER, age_text};
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(" Order ticket ");
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let t = &app.ticket;
+    let Some((market, mark)) = app.ticket_market() else {
+        frame.render_widget(Paragraph::new("waiting for market data…"), inner);
+        return;
+    };
+    let side = if t.is_long {
+        Span::styled("▲ LONG", theme.gain())
+    } else {
+        Span::styled("▼ SHORT", theme.loss())
+    };
+    let cursor = if t.editing_margin { "▏" } else { "" };
+    let mut lines = vec![
+        Line::from(vec![
+            Span::styled(format!("{} ", market.symbol), theme.title()),
+            side,
+            Span::raw(format!("  {}x", t.leverage)),
+        ]),
+        Line::from(format!("margin ${}{cursor}", t.margin_text)),
+        leverage_slider(
+            t.leverage,
+            app.trading
+                .as_ref()
+                .map_or(1000, |s| s.leverage_ceiling(market)),
+        ),
+    ];
+    if !app.mode.can_trade() {
+        lines.push(Line::styled(
+            "read-only (watch): trading keys are off",
+            theme.warn(),
+        ));
+    }
+    if let Some(age) = app.freshness.age(Source::Mark(market.id), now)
+        && age > STALE_AFTER
+    {
+        lines.push(Line::styled(
+            format!("mark STALE: {} old", age_text(Some(age))),
+            theme.warn(),
+        ));
+    }
+    let Some(mark) = mark else {
+        lines.push(Line::from("no mark yet"));
+        frame.render_widget(Paragraph::new(lines), inner);
+        return;
+    };
+    let Some(state) = &app.trading else { return };
+    match t.preview(state, mark, app.funds()) {
+        Err(e) => lines.push(Line::styled(e, theme.warn())),
+        Ok(p) => {
+            lines.push(Line::from(format!(
+                "notional {} · entry ≈ {}",
+                usd_text(signed(p.position.notional())),
+                price(mark, market.price_scale)
+            )));
+            lines.push(Line::from(format!(
+                "bust {} ({}% away)",
+                price(p.bust, market.price_scale),
+                percent_text(i128::from(mark.abs_diff(p.bust)), u128::from(mark), 3)
+            )));
+            lines.push(match &p.validation {
+                Ok(()) => Line::styled("✓ passes the open checks", theme.gain()),
+                Err(r) => Line::styled(format!("✗ {r}"), theme.loss()),
+            });
+            lines.push(Line::styled(
+                format!(
+                    "max margin {} ({})",
+                    usd_text(signed(p.capacity.max_margin)),
+                    p.capacity.limit.label()
+                ),
+                theme.dim(),
+            ));
+            lines.push(Line::from("a close pays, after all fees:"));
+            for (label, s) in &p.scenarios {
+                let net = s.net_pnl(p.position.margin);
+                let note = if s.liquidated { " liq" } else { "" };
+                lines.push(Line::from(vec![
+                    Span::raw(format!(
+                        " {label:>5} {:>10} ",
+                        price(s.exit, market.price_scale)
+                    )),
+                    Span::styled(
+                        format!("{:>11}{note}", usd_signed_text(net)),
+                        theme.signed(net),
+                    ),
+                ]));
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// `lev ▕████······▏ 100x / 1000`: where the leverage sits in 1..=max (log scale, as steps are).
+fn leverage_slider(leverage: u32, max: u32) -> Line<'static> {
+    const CELLS: usize = 20;
+    let position = |l: u32| (f64::from(l.max(1)).ln() / f64::from(max.max(2)).ln()).clamp(0.0, 1.0);
+    let filled = (position(leverage) * CELLS as f64).round() as usize;
+    Line::from(format!(
+        "lev ▕{}{}▏ {leverage}x/{max}",
+        "█".repeat(filled),
+        "·".repeat(CELLS - filled)
+    ))
+}
+
+/// While typing the margin only the field's keys work; otherwise the ticket's commands.
+pub(super) fn commands(app: &App) -> Vec<Hint> {
+    if app.ticket.editing_margin {
+        return vec![
+            Hint::fixed("0-9 .", "margin"),
+            Hint::fixed("⏎", "review"),
+            Hint::fixed("Esc", "leave the field"),
+        ];
+    }
+    let k = |c| app.keymap.key_of(c);
+    vec![
+        Hint {
+            key: format!("{}/{}", k(Command::Long), k(Command::Short)),
+            what: "side",
+        },
+        Hint::command(app, Command::Margin, "margin"),
+        Hint::command(app, Command::Market, "mkt"),
+        Hint {
+            key: format!("{} {}", k(Command::LeverageDown), k(Command::LeverageUp)),
+            what: "lev",
+        },
+        Hint::fixed("⏎", "review"),
+    ]
+}
