@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::state::{Dialog, Tab};
+use super::state::Tab;
+use crate::protocol::order::Order;
 
 /// What a key (or a click) asks for. `App::update` applies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,8 +35,12 @@ pub enum Action {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
-    /// Sign and send what the confirmed dialog restated.
-    Submit(Dialog),
+    /// Sign and send the order the confirmed dialog restated (`Dialog::order`); `what` names it
+    /// in the toasts that follow.
+    Submit {
+        order: Order,
+        what: String,
+    },
 }
 
 /// A command that lives on one remappable key. Its serde name is its name in the config file's

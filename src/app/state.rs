@@ -11,6 +11,7 @@ use crate::client::market::{Freshness, MarketEvent, Source};
 use crate::client::stream::StreamEvent;
 use crate::protocol::account::{AccountState, ClosedPosition};
 use crate::protocol::math::OpenFunds;
+use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
@@ -87,6 +88,41 @@ pub enum Dialog {
         intent_id: B256,
         action: String,
     },
+}
+
+impl Dialog {
+    /// A short name of the order, for toasts.
+    pub fn what(&self) -> String {
+        match self {
+            Dialog::Open {
+                symbol, leverage, ..
+            } => format!("open {symbol} {leverage}x"),
+            Dialog::Close { ids } => format!("close {} position(s)", ids.len()),
+            Dialog::Cancel { .. } => "cancel".into(),
+        }
+    }
+
+    /// The order confirming this dialog runs: exactly the values it shows.
+    pub fn order(&self) -> Order {
+        match self {
+            Dialog::Open {
+                instrument_id,
+                is_long,
+                margin,
+                leverage,
+                use_debt,
+                ..
+            } => Order::Open {
+                instrument_id: *instrument_id,
+                is_long: *is_long,
+                margin: *margin,
+                leverage: *leverage,
+                use_debt: *use_debt,
+            },
+            Dialog::Close { ids } => Order::Close { ids: ids.clone() },
+            Dialog::Cancel { intent_id, .. } => Order::Cancel { target: *intent_id },
+        }
+    }
 }
 
 /// The chart's intervals, as the browser terminal offers them; `C` cycles.
@@ -241,7 +277,10 @@ impl App {
             Action::Backspace => self.ticket.backspace(),
             Action::Confirm => {
                 if let Some(d) = self.dialog.take() {
-                    return vec![Effect::Submit(d)];
+                    return vec![Effect::Submit {
+                        order: d.order(),
+                        what: d.what(),
+                    }];
                 }
             }
             Action::Review | Action::CloseSelected | Action::CancelPending

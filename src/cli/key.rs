@@ -10,8 +10,8 @@ use crate::protocol::eip712::{NonceLane, RegisterSessionKey};
 
 use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
-    INTENT_TTL_SECS, LiveAccount, SESSION_TTL_SECS, confirm, effective_expiry, key_error, owner,
-    owner_sign, passphrase, renewal_warning, session_keys,
+    LiveAccount, SESSION_TTL_SECS, confirm, effective_expiry, key_error, owner, owner_sign,
+    passphrase, renewal_warning, session_keys,
 };
 use super::{Context, KeyCommand};
 
@@ -111,7 +111,7 @@ async fn register(
         ))
     })?;
     let now = now_unix_s();
-    if meta.expiry <= now + INTENT_TTL_SECS {
+    if meta.expiry <= now + crate::protocol::order::Deadlines::default().register_s {
         return Err(CliError::Config(
             "the local key expires within the hour: run `key new` for a fresh one".into(),
         ));
@@ -132,14 +132,14 @@ async fn register(
     }
     let nonce = NonceStore::new(&ctx.data_dir)
         .next(owner, NonceLane::Exchange)
-        .map_err(|e| CliError::Config(format!("nonce store: {e}")))?;
+        .map_err(|e| CliError::Local(format!("nonce store: {e}")))?;
     let intent = RegisterSessionKey {
         user: owner,
         key: meta.key,
         expiry: meta.expiry,
         feeAddress: Address::ZERO,
         nonce,
-        deadline: now + INTENT_TTL_SECS,
+        deadline: now + crate::protocol::order::Deadlines::default().register_s,
     };
     let signed = owner_sign(ctx, signing, owner, intent)?;
     let audit = AuditLog::new(&ctx.data_dir);

@@ -23,6 +23,9 @@ pub enum CliError {
     /// An answer arrived but was not what the protocol says.
     #[error("{0}")]
     Malformed(String),
+    /// Something on this machine failed (nonce store, signing, a file): not the caller's input.
+    #[error("{0}")]
+    Local(String),
     /// The relayer refused the intent: nothing was queued. `code` is the exchange's own.
     #[error("the relayer refused it ({code}): {message}")]
     Refused { code: String, message: String },
@@ -100,6 +103,7 @@ impl CliError {
             CliError::Config(_) => "config",
             CliError::Network(_) => "unreachable",
             CliError::Malformed(_) => "malformed_answer",
+            CliError::Local(_) => "local_failure",
             CliError::Refused { .. } => "refused",
             CliError::Unsettled { status, .. } => match status {
                 Unsettled::Refused => "refused",
@@ -113,7 +117,7 @@ impl CliError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             CliError::Input { .. } | CliError::Usage(_) | CliError::Config(_) => ExitCode::from(2),
-            CliError::Network(_) | CliError::Malformed(_) => ExitCode::from(1),
+            CliError::Network(_) | CliError::Malformed(_) | CliError::Local(_) => ExitCode::from(1),
             CliError::Refused { .. } => ExitCode::from(EXIT_REFUSED),
             CliError::Unsettled { status, .. } => ExitCode::from(match status {
                 Unsettled::Refused => EXIT_REFUSED,

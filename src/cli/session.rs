@@ -24,8 +24,6 @@ use super::{Context, OwnerSigning, args};
 pub const SESSION_TTL_SECS: u64 = 30 * 86_400;
 /// Renew when less than this remains: one intent TTL plus a minute (§4.7).
 pub const RENEW_WITHIN_SECS: u64 = 61 * 60;
-/// Intents live an hour (§4.3).
-pub const INTENT_TTL_SECS: u64 = 3600;
 
 pub fn owner(ctx: &Context) -> Result<Address, CliError> {
     let text = ctx.owner.as_deref().ok_or_else(|| {
@@ -282,7 +280,7 @@ pub fn owner_sign<I: WalletIntent>(
         }
         return wallet
             .sign(intent)
-            .map_err(|e| CliError::Config(format!("signing failed: {e}")));
+            .map_err(|e| CliError::Local(format!("signing failed: {e}")));
     }
     if !signing.external {
         return Err(CliError::input(

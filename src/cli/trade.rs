@@ -4,12 +4,12 @@
 use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
-use crate::client::intents::{IntentWatch, Resolution, Submission, submit};
+use crate::client::intents::{IntentWatch, Resolution, Submission, SubmitError};
 use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
-use crate::protocol::eip712::{
-    CancelIntent, Close, Intent, MAX_CLOSE_IDS, NonceLane, OpenPosition, Signed, WithdrawToCore,
-};
+use crate::client::orders::{OrderError, Sent, send_order, send_signed};
+use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
 use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
+use crate::protocol::order::{Deadlines, Order, OrderIntent};
 use crate::protocol::units::{USDC_TO_WAD, parse_scaled, price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
@@ -17,14 +17,37 @@ use super::key::report_submission;
 use super::market_data::MarketData;
 use super::output::{CliError, expect_outcomes, price, print_json, usd, usd_signed};
 use super::session::{
-    INTENT_TTL_SECS, LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
+    LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
 };
 use super::{CancelArgs, CloseArgs, Context, OpenArgs, WithdrawArgs, args};
 
-fn nonce(ctx: &Context, owner: alloy_primitives::Address) -> Result<U256, CliError> {
-    NonceStore::new(&ctx.data_dir)
-        .next(owner, NonceLane::Exchange)
-        .map_err(|e| CliError::Config(format!("nonce store: {e}")))
+/// Build, sign and send a session-signed order through the one money path.
+async fn session_order(
+    ctx: &Context,
+    key: &SessionSigner,
+    owner: alloy_primitives::Address,
+    order: &Order,
+    details: Value,
+) -> Result<Vec<Sent>, CliError> {
+    send_order(
+        &ctx.http,
+        &AuditLog::new(&ctx.data_dir),
+        &NonceStore::new(&ctx.data_dir),
+        key,
+        owner,
+        order,
+        Deadlines::default(),
+        now_unix_s(),
+        details,
+    )
+    .await
+    .map_err(|e| CliError::Local(e.to_string()))
+}
+
+impl From<OrderError> for CliError {
+    fn from(e: OrderError) -> Self {
+        CliError::Local(e.to_string())
+    }
 }
 
 /// The flag a refused open check is about, for a one-line error naming it.
@@ -40,19 +63,17 @@ fn rejection_field(r: &OpenRejection) -> &'static str {
     }
 }
 
-/// Send one signed intent and say what happened; returns its id and whether it may be queued.
-async fn send<I: Intent>(
-    ctx: &Context,
-    signed: &Signed<I>,
-    details: Value,
-) -> Result<(B256, Submission), CliError> {
-    let audit = AuditLog::new(&ctx.data_dir);
-    let submission = submit(&ctx.http, &audit, signed, details)
-        .await
-        .map_err(|e| CliError::Malformed(e.to_string()))?;
-    let id = signed.intent_id();
-    report_submission(ctx, &submission, id)?;
-    Ok((id, submission))
+/// Say what one send produced; a refusal or a broken answer is the caller's error.
+fn reported<'a>(ctx: &Context, sent: &'a Sent) -> Result<&'a Submission, CliError> {
+    let submission = match &sent.result {
+        Ok(s) => s,
+        Err(SubmitError::ReadOnly) => {
+            return Err(CliError::Local(SubmitError::ReadOnly.to_string()));
+        }
+        Err(e) => return Err(CliError::Malformed(e.to_string())),
+    };
+    report_submission(ctx, submission, sent.intent_id)?;
+    Ok(submission)
 }
 
 fn resolution_text(r: Option<&Resolution>) -> &'static str {
@@ -131,22 +152,18 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         }
     }
     confirm(a.yes, "Sign with the session key and send?")?;
-    let now = now_unix_s();
-    let intent = OpenPosition {
-        user: owner,
-        instrumentId: market.id,
-        isLong: is_long,
-        size: margin,
+    let order = Order::Open {
+        instrument_id: market.id,
+        is_long,
+        margin,
         leverage,
-        useDebt: a.use_debt,
-        nonce: nonce(ctx, owner)?,
-        deadline: now + INTENT_TTL_SECS,
+        use_debt: a.use_debt,
     };
-    let signed_open = key
-        .sign(intent)
-        .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
     let details = json!({"market": market.symbol, "side": args::side_label(is_long), "marginRaw": margin.to_string(), "leverage": leverage});
-    let (id, submission) = send(ctx, &signed_open, details).await?;
+    let sent = session_order(ctx, &key, owner, &order, details).await?;
+    let one = sent.first().expect("an open is one intent");
+    let submission = reported(ctx, one)?.clone();
+    let id = one.intent_id;
     let outcome = live
         .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
@@ -280,24 +297,27 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         );
     }
     confirm(a.yes, "Sign with the session key and send?")?;
+    let details = json!({"positionIds": ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()});
     let mut watch = IntentWatch::new();
     let mut sent = Vec::new();
-    for batch in &batches {
-        let intent = Close {
-            user: owner,
-            positionIds: batch.clone(),
-            nonce: nonce(ctx, owner)?,
-            deadline: now_unix_s() + INTENT_TTL_SECS,
-        };
-        let signed_close = key
-            .sign(intent)
-            .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
-        let details =
-            json!({"positionIds": batch.iter().map(|i| i.to_string()).collect::<Vec<_>>()});
-        match send(ctx, &signed_close, details).await {
-            Ok((id, submission)) => {
-                watch.track_close(id, batch.clone());
-                sent.push((id, batch.clone(), submission_label(&submission), None));
+    for one in session_order(
+        ctx,
+        &key,
+        owner,
+        &Order::Close { ids: ids.clone() },
+        details,
+    )
+    .await?
+    {
+        match reported(ctx, &one) {
+            Ok(submission) => {
+                watch.track_close(one.intent_id, one.closes.clone());
+                sent.push((
+                    one.intent_id,
+                    one.closes.clone(),
+                    submission_label(submission),
+                    None,
+                ));
             }
             // One refused batch does not stop the others; it is reported below.
             Err(e) => {
@@ -307,7 +327,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                     "error"
                 };
                 let reason = crate::text::sanitize_line(&e.to_string(), 300);
-                sent.push((signed_close.intent_id(), batch.clone(), label, Some(reason)));
+                sent.push((one.intent_id, one.closes.clone(), label, Some(reason)));
             }
         }
     }
@@ -397,20 +417,10 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
         );
     }
     confirm(a.yes, "Sign the cancel with the session key and send?")?;
-    let intent = CancelIntent {
-        user: owner,
-        intentId: target,
-        deadline: U256::from(now_unix_s() + INTENT_TTL_SECS),
-    };
-    let signed_cancel = key
-        .sign(intent)
-        .map_err(|e| CliError::Config(format!("signing failed: {e}")))?;
-    send(
-        ctx,
-        &signed_cancel,
-        json!({"target": format!("{target:#x}")}),
-    )
-    .await?;
+    let order = Order::Cancel { target };
+    let details = json!({"target": format!("{target:#x}")});
+    let sent = session_order(ctx, &key, owner, &order, details).await?;
+    reported(ctx, sent.first().expect("a cancel is one intent"))?;
     let outcome = live
         .outcome(target, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
@@ -457,19 +467,20 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
     if a.signing.owner_keystore.is_some() {
         confirm(a.yes, "Sign with the owner's keystore and send?")?;
     }
-    let intent = WithdrawToCore {
-        user: owner,
-        amount: U256::from(usdc),
-        nonce: nonce(ctx, owner)?,
-        deadline: now_unix_s() + INTENT_TTL_SECS,
+    let usdc = u64::try_from(usdc).map_err(|_| CliError::input("amount", "is too large"))?;
+    let nonces = NonceStore::new(&ctx.data_dir);
+    let built = Order::Withdraw { usdc }.intents(owner, now_unix_s(), Deadlines::default(), || {
+        nonces.next(owner, NonceLane::Exchange)
+    });
+    let Some(OrderIntent::Withdraw(intent)) = built.map_err(OrderError::Nonce)?.pop() else {
+        unreachable!("a withdrawal is one WithdrawToCore");
     };
     let signed_withdraw = owner_sign(ctx, &a.signing, owner, intent)?;
-    let (id, _) = send(
-        ctx,
-        &signed_withdraw,
-        json!({"amountUsdc": usdc.to_string()}),
-    )
-    .await?;
+    let audit = AuditLog::new(&ctx.data_dir);
+    let details = json!({"amountUsdc": usdc.to_string()});
+    let one = send_signed(&ctx.http, &audit, &signed_withdraw, details).await;
+    reported(ctx, &one)?;
+    let id = one.intent_id;
     let outcome = live
         .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;

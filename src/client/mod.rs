@@ -5,6 +5,7 @@ pub mod http;
 pub mod intents;
 pub mod ledger;
 pub mod market;
+pub mod orders;
 pub mod sse;
 pub mod stream;
 

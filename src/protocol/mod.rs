@@ -5,6 +5,7 @@ pub mod account;
 pub mod eip712;
 pub mod hyperliquid;
 pub mod math;
+pub mod order;
 pub mod relayer;
 pub mod stats;
 pub mod trading;

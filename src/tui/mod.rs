@@ -122,8 +122,8 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                             for effect in app.update(a) {
                                 match effect {
                                     Effect::Quit => return Ok(()),
-                                    Effect::Submit(dialog) => match &submitter {
-                                        Some(s) => s.spawn(dialog, report_tx.clone()),
+                                    Effect::Submit { order, what } => match &submitter {
+                                        Some(s) => s.spawn(order, what, report_tx.clone()),
                                         None => app.toast("no session key in this session: nothing was signed", true),
                                     },
                                 }

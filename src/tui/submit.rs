@@ -1,19 +1,19 @@
-//! Carrying out a confirmed dialog: sign with the session key, send once, report back. Runs as
-//! a task so the UI never waits on the network; outcomes arrive through the account stream.
+//! Carrying out a confirmed order as a task, so the UI never waits on the network: the one money
+//! path (`client::orders`) signs and sends it once; outcomes arrive through the account stream.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use alloy_primitives::{Address, B256, U256};
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::app::Dialog;
 use crate::client::ExchangeHttp;
-use crate::client::intents::{Submission, submit};
+use crate::client::intents::Submission;
 use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
-use crate::protocol::eip712::{
-    CancelIntent, Close, Intent, MAX_CLOSE_IDS, NonceLane, OpenPosition, SessionSigner, Signed,
-};
+use crate::client::orders::send_order;
+use crate::protocol::eip712::SessionSigner;
+use crate::protocol::order::{Deadlines, Order};
 
 /// What a submission produced: ids to track and lines to show.
 #[derive(Debug, Default)]
@@ -24,14 +24,12 @@ pub struct SubmitReport {
     pub toasts: Vec<(String, bool)>,
 }
 
-const INTENT_TTL_SECS: u64 = 3600;
-
 pub struct Submitter {
     http: ExchangeHttp,
     key: SessionSigner,
     owner: Option<Address>,
-    nonces: std::sync::Arc<NonceStore>,
-    audit: std::sync::Arc<AuditLog>,
+    nonces: Arc<NonceStore>,
+    audit: Arc<AuditLog>,
 }
 
 impl Submitter {
@@ -45,12 +43,12 @@ impl Submitter {
             http,
             key,
             owner,
-            nonces: std::sync::Arc::new(NonceStore::new(data_dir)),
-            audit: std::sync::Arc::new(AuditLog::new(data_dir)),
+            nonces: Arc::new(NonceStore::new(data_dir)),
+            audit: Arc::new(AuditLog::new(data_dir)),
         }
     }
 
-    pub fn spawn(&self, dialog: Dialog, reports: mpsc::Sender<SubmitReport>) {
+    pub fn spawn(&self, order: Order, what: String, reports: mpsc::Sender<SubmitReport>) {
         let http = self.http.clone();
         let key = self.key.clone();
         let owner = self.owner;
@@ -58,7 +56,7 @@ impl Submitter {
         let audit = self.audit.clone();
         tokio::spawn(async move {
             let report = match owner {
-                Some(owner) => carry_out(&http, &key, owner, &nonces, &audit, dialog).await,
+                Some(owner) => carry_out(&http, &key, owner, &nonces, &audit, &order, &what).await,
                 None => SubmitReport {
                     toasts: vec![("no owner: nothing was signed".into(), true)],
                     ..SubmitReport::default()
@@ -69,138 +67,62 @@ impl Submitter {
     }
 }
 
-async fn send_one<I: Intent>(
-    http: &ExchangeHttp,
-    audit: &AuditLog,
-    signed: Signed<I>,
-    what: &str,
-    report: &mut SubmitReport,
-) {
-    let id = signed.intent_id();
-    match submit(http, audit, &signed, json!({"via": "tui"})).await {
-        Ok(Submission::Accepted(_)) => {
-            report.tracked.push(id);
-            report
-                .toasts
-                .push((format!("{what}: queued ({:#x})", id), false));
-        }
-        Ok(Submission::Unknown { reason }) => {
-            report.tracked.push(id);
-            report.toasts.push((
-                format!("{what}: no answer ({reason}); watching the stream, not resending"),
-                true,
-            ));
-        }
-        Ok(Submission::Refused { code, message, .. }) => report
-            .toasts
-            .push((format!("{what} refused ({code}): {message}"), true)),
-        Err(e) => report.toasts.push((format!("{what}: {e}"), true)),
-    }
-}
-
 async fn carry_out(
     http: &ExchangeHttp,
     key: &SessionSigner,
     owner: Address,
     nonces: &NonceStore,
     audit: &AuditLog,
-    dialog: Dialog,
+    order: &Order,
+    what: &str,
 ) -> SubmitReport {
     let mut report = SubmitReport::default();
-    let deadline = now_unix_s() + INTENT_TTL_SECS;
-    let nonce = |report: &mut SubmitReport| match nonces.next(owner, NonceLane::Exchange) {
-        Ok(n) => Some(n),
+    let details = json!({"via": "tui"});
+    let sent = match send_order(
+        http,
+        audit,
+        nonces,
+        key,
+        owner,
+        order,
+        Deadlines::default(),
+        now_unix_s(),
+        details,
+    )
+    .await
+    {
+        Ok(sent) => sent,
         Err(e) => {
-            report
-                .toasts
-                .push((format!("nonce store: {e}; nothing was signed"), true));
-            None
+            report.toasts.push((e.to_string(), true));
+            return report;
         }
     };
-    match dialog {
-        Dialog::Open {
-            instrument_id,
-            symbol,
-            is_long,
-            margin,
-            leverage,
-            use_debt,
-            ..
-        } => {
-            let Some(nonce) = nonce(&mut report) else {
-                return report;
-            };
-            let intent = OpenPosition {
-                user: owner,
-                instrumentId: instrument_id,
-                isLong: is_long,
-                size: margin,
-                leverage,
-                useDebt: use_debt,
-                nonce,
-                deadline,
-            };
-            match key.sign(intent) {
-                Ok(s) => {
-                    send_one(
-                        http,
-                        audit,
-                        s,
-                        &format!("open {symbol} {leverage}x"),
-                        &mut report,
-                    )
-                    .await
-                }
-                Err(e) => report.toasts.push((format!("signing failed: {e}"), true)),
+    let batches = sent.len();
+    for one in sent {
+        let what = if batches > 1 {
+            format!("{what} (batch of {})", one.closes.len())
+        } else {
+            what.to_string()
+        };
+        if one.may_be_queued() {
+            report.tracked.push(one.watch);
+            if !one.closes.is_empty() {
+                report.closes.push((one.intent_id, one.closes.clone()));
             }
         }
-        Dialog::Close { ids } => {
-            for batch in ids.chunks(MAX_CLOSE_IDS) {
-                let Some(nonce) = nonce(&mut report) else {
-                    return report;
-                };
-                let intent = Close {
-                    user: owner,
-                    positionIds: batch.to_vec(),
-                    nonce,
-                    deadline,
-                };
-                match key.sign(intent) {
-                    Ok(s) => {
-                        let id = s.intent_id();
-                        send_one(
-                            http,
-                            audit,
-                            s,
-                            &format!("close {} position(s)", batch.len()),
-                            &mut report,
-                        )
-                        .await;
-                        if report.tracked.contains(&id) {
-                            report.closes.push((id, batch.to_vec()));
-                        }
-                    }
-                    Err(e) => report.toasts.push((format!("signing failed: {e}"), true)),
-                }
+        report.toasts.push(match &one.result {
+            Ok(Submission::Accepted(_)) => {
+                (format!("{what}: queued ({:#x})", one.intent_id), false)
             }
-        }
-        Dialog::Cancel { intent_id, .. } => {
-            let intent = CancelIntent {
-                user: owner,
-                intentId: intent_id,
-                deadline: U256::from(deadline),
-            };
-            match key.sign(intent) {
-                Ok(s) => {
-                    // A cancel's outcome is the target's `cancelled`.
-                    send_one(http, audit, s, "cancel", &mut report).await;
-                    if !report.tracked.is_empty() {
-                        report.tracked = vec![intent_id];
-                    }
-                }
-                Err(e) => report.toasts.push((format!("signing failed: {e}"), true)),
+            Ok(Submission::Unknown { reason }) => (
+                format!("{what}: no answer ({reason}); watching the stream, not resending"),
+                true,
+            ),
+            Ok(Submission::Refused { code, message, .. }) => {
+                (format!("{what} refused ({code}): {message}"), true)
             }
-        }
+            Err(e) => (format!("{what}: {e}"), true),
+        });
     }
     report
 }

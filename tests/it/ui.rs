@@ -207,6 +207,7 @@ fn the_ticket_shows_the_exact_quote() {
 }
 
 use papertrade_tui::app::{Dialog, Effect};
+use papertrade_tui::protocol::order::Order;
 use papertrade_tui::ui::keymap::{FIXED, action};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -274,10 +275,20 @@ fn type_a_ticket_review_and_confirm() {
     press(&mut app, KeyCode::Char('b'));
     assert!(!app.ticket.is_long);
     let effects = press(&mut app, KeyCode::Char('y'));
-    assert!(matches!(
-        &effects[..],
-        [Effect::Submit(Dialog::Open { .. })]
-    ));
+    // Exactly the order the dialog showed, nothing re-read from the ticket.
+    assert_eq!(
+        effects,
+        [Effect::Submit {
+            order: Order::Open {
+                instrument_id: 0,
+                is_long: false,
+                margin: 25_500_000_000_000_000_000,
+                leverage: 461,
+                use_debt: false,
+            },
+            what: "open BTC 461x".into(),
+        }]
+    );
     assert!(app.dialog.is_none());
     // The relayer queues it: the stream lists the operation and the Pending pane shows it.
     let mut state = app.account.clone().unwrap();
@@ -406,7 +417,10 @@ fn close_selected_and_cancel_pending() {
     let effects = press(&mut app, KeyCode::Char('y'));
     assert!(matches!(
         &effects[..],
-        [Effect::Submit(Dialog::Close { .. })]
+        [Effect::Submit {
+            order: Order::Close { .. },
+            ..
+        }]
     ));
 
     // A queued intent: move below the positions into the pending list and cancel it.
@@ -442,7 +456,10 @@ fn close_selected_and_cancel_pending() {
     assert!(matches!(app.dialog, Some(Dialog::Cancel { .. })));
     assert!(matches!(
         &press(&mut app, KeyCode::Char('y'))[..],
-        [Effect::Submit(Dialog::Cancel { .. })]
+        [Effect::Submit {
+            order: Order::Cancel { .. },
+            ..
+        }]
     ));
 }
 
