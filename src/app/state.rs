@@ -551,11 +551,7 @@ impl App {
     }
 
     pub fn funds(&self) -> Option<OpenFunds> {
-        self.account.as_ref().map(|a| OpenFunds {
-            available_balance: a.funds.available_balance,
-            available_queued: a.funds.available_queued,
-            debt_room: a.debt_room(),
-        })
+        self.account.as_ref().map(AccountState::open_funds)
     }
 
     /// The ticket's market and its mark, when both are known.

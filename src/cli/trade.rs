@@ -8,7 +8,7 @@ use crate::client::intents::{IntentWatch, Resolution, Submission, SubmitError};
 use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
 use crate::client::orders::{OrderError, Sent, send_order, send_signed};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
-use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
+use crate::protocol::math::{OpenCheck, OpenRejection, check_open};
 use crate::protocol::order::{Deadlines, Order, OrderIntent};
 use crate::protocol::units::{USDC_TO_WAD, parse_scaled, price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
@@ -93,11 +93,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Network(format!("no live mark for {}: {e}", market.symbol)))?;
     let (key, meta) = usable_session_key(ctx, owner, &live.state)?;
     let s = &live.state;
-    let funds = OpenFunds {
-        available_balance: s.funds.available_balance,
-        available_queued: s.funds.available_queued,
-        debt_room: s.debt_room(),
-    };
+    let funds = s.open_funds();
     check_open(&OpenCheck {
         state: &data.state,
         market,
