@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use crate::client::intents::{IntentWatch, Resolution, Submission, SubmitError};
 use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
-use crate::client::orders::{OrderError, Sent, send_order, send_signed};
+use crate::client::orders::{OrderError, Sent, Trader, send_signed};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
 use crate::protocol::math::{OpenCheck, OpenRejection, check_open};
 use crate::protocol::order::{Deadlines, Order, OrderIntent};
@@ -29,19 +29,8 @@ async fn session_order(
     order: &Order,
     details: Value,
 ) -> Result<Vec<Sent>, CliError> {
-    send_order(
-        &ctx.http,
-        &AuditLog::new(&ctx.data_dir),
-        &NonceStore::new(&ctx.data_dir),
-        key,
-        owner,
-        order,
-        Deadlines::default(),
-        now_unix_s(),
-        details,
-    )
-    .await
-    .map_err(|e| CliError::Local(e.to_string()))
+    let trader = Trader::new(ctx.http.clone(), &ctx.data_dir, key.clone(), owner);
+    Ok(trader.send(order, details).await?)
 }
 
 impl From<OrderError> for CliError {

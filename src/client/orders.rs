@@ -44,19 +44,58 @@ pub enum OrderError {
     NotSessionSigned,
 }
 
-/// Build, sign (all before sending any) and send a session-signed order.
-#[allow(clippy::too_many_arguments)] // the order, who signs it, and where it goes
+/// Everything a session-signed order needs besides the order: who signs, for whom, where it
+/// goes, where its nonces and audit trail live, and how long its intents live.
+#[derive(Clone)]
+pub struct Trader {
+    pub http: ExchangeHttp,
+    pub audit: std::sync::Arc<AuditLog>,
+    pub nonces: std::sync::Arc<NonceStore>,
+    pub key: SessionSigner,
+    pub owner: Address,
+    pub deadlines: Deadlines,
+}
+
+impl Trader {
+    pub fn new(
+        http: ExchangeHttp,
+        data_dir: &std::path::Path,
+        key: SessionSigner,
+        owner: Address,
+    ) -> Self {
+        Self {
+            http,
+            audit: std::sync::Arc::new(AuditLog::new(data_dir)),
+            nonces: std::sync::Arc::new(NonceStore::new(data_dir)),
+            key,
+            owner,
+            deadlines: Deadlines::default(),
+        }
+    }
+
+    /// Build, sign and send `order` now (see [`send_order`]).
+    pub async fn send(&self, order: &Order, details: Value) -> Result<Vec<Sent>, OrderError> {
+        let now_s = super::ledger::now_unix_s();
+        send_order(self, order, now_s, details).await
+    }
+}
+
+/// Build, sign (all before sending any) and send a session-signed order at `now_s`.
 pub async fn send_order(
-    http: &ExchangeHttp,
-    audit: &AuditLog,
-    nonces: &NonceStore,
-    key: &SessionSigner,
-    owner: Address,
+    trader: &Trader,
     order: &Order,
-    deadlines: Deadlines,
     now_s: u64,
     details: Value,
 ) -> Result<Vec<Sent>, OrderError> {
+    let Trader {
+        http,
+        audit,
+        nonces,
+        key,
+        owner,
+        deadlines,
+    } = trader;
+    let (owner, deadlines) = (*owner, *deadlines);
     if !order.session_signed() {
         return Err(OrderError::NotSessionSigned);
     }

@@ -2,7 +2,6 @@
 //! path (`client::orders`) signs and sends it once; outcomes arrive through the account stream.
 
 use std::path::Path;
-use std::sync::Arc;
 
 use alloy_primitives::{Address, B256, U256};
 use serde_json::json;
@@ -10,10 +9,9 @@ use tokio::sync::mpsc;
 
 use crate::client::ExchangeHttp;
 use crate::client::intents::Submission;
-use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
-use crate::client::orders::send_order;
+use crate::client::orders::Trader;
 use crate::protocol::eip712::SessionSigner;
-use crate::protocol::order::{Deadlines, Order};
+use crate::protocol::order::Order;
 
 /// What a submission produced: ids to track and lines to show.
 #[derive(Debug, Default)]
@@ -24,12 +22,9 @@ pub struct SubmitReport {
     pub toasts: Vec<(String, bool)>,
 }
 
+/// Sends confirmed orders as tasks; `None` inside when there is no owner to trade for.
 pub struct Submitter {
-    http: ExchangeHttp,
-    key: SessionSigner,
-    owner: Option<Address>,
-    nonces: Arc<NonceStore>,
-    audit: Arc<AuditLog>,
+    trader: Option<Trader>,
 }
 
 impl Submitter {
@@ -40,23 +35,15 @@ impl Submitter {
         data_dir: &Path,
     ) -> Self {
         Self {
-            http,
-            key,
-            owner,
-            nonces: Arc::new(NonceStore::new(data_dir)),
-            audit: Arc::new(AuditLog::new(data_dir)),
+            trader: owner.map(|o| Trader::new(http, data_dir, key, o)),
         }
     }
 
     pub fn spawn(&self, order: Order, what: String, reports: mpsc::Sender<SubmitReport>) {
-        let http = self.http.clone();
-        let key = self.key.clone();
-        let owner = self.owner;
-        let nonces = self.nonces.clone();
-        let audit = self.audit.clone();
+        let trader = self.trader.clone();
         tokio::spawn(async move {
-            let report = match owner {
-                Some(owner) => carry_out(&http, &key, owner, &nonces, &audit, &order, &what).await,
+            let report = match trader {
+                Some(trader) => carry_out(&trader, &order, &what).await,
                 None => SubmitReport {
                     toasts: vec![("no owner: nothing was signed".into(), true)],
                     ..SubmitReport::default()
@@ -67,30 +54,9 @@ impl Submitter {
     }
 }
 
-async fn carry_out(
-    http: &ExchangeHttp,
-    key: &SessionSigner,
-    owner: Address,
-    nonces: &NonceStore,
-    audit: &AuditLog,
-    order: &Order,
-    what: &str,
-) -> SubmitReport {
+async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitReport {
     let mut report = SubmitReport::default();
-    let details = json!({"via": "tui"});
-    let sent = match send_order(
-        http,
-        audit,
-        nonces,
-        key,
-        owner,
-        order,
-        Deadlines::default(),
-        now_unix_s(),
-        details,
-    )
-    .await
-    {
+    let sent = match trader.send(order, json!({"via": "tui"})).await {
         Ok(sent) => sent,
         Err(e) => {
             report.toasts.push((e.to_string(), true));
