@@ -1,6 +1,7 @@
 //! One integration-test binary (each file in tests/ would link the whole graph again).
 
 mod cli;
+mod decoders;
 mod hostile;
 mod properties;
 mod sim;
