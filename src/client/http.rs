@@ -1,5 +1,7 @@
 //! HTTP reads with timeouts, canonical query strings, and bounded retries with backoff that
 //! honour `Retry-After`. Reads only: submissions are never retried (see the intent path).
+//! Every body is read in chunks against a per-endpoint cap (`limits`), so a hostile or broken
+//! server can neither fill memory nor, with the total deadline, hold a read open.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -11,11 +13,16 @@ use crate::protocol::hyperliquid::L2Book;
 use crate::protocol::trading::TradingState;
 use crate::protocol::wire::DecodeError;
 
+use super::limits::{self, bytes_text};
+
 /// Timeouts and retry policy for reads.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
     pub connect_timeout: Duration,
+    /// One attempt: connect, headers and the whole body.
     pub request_timeout: Duration,
+    /// One read in total, all attempts and waits included.
+    pub read_deadline: Duration,
     /// Attempts per read, the first included.
     pub attempts: u32,
     pub base_backoff: Duration,
@@ -26,11 +33,12 @@ pub struct HttpConfig {
 impl Default for HttpConfig {
     fn default() -> Self {
         Self {
-            connect_timeout: Duration::from_secs(5),
-            request_timeout: Duration::from_secs(10),
-            attempts: 3,
-            base_backoff: Duration::from_millis(250),
-            max_retry_after: Duration::from_secs(10),
+            connect_timeout: limits::CONNECT_TIMEOUT,
+            request_timeout: limits::REQUEST_TIMEOUT,
+            read_deadline: limits::READ_DEADLINE,
+            attempts: limits::READ_ATTEMPTS,
+            base_backoff: limits::READ_RETRY_BASE,
+            max_retry_after: limits::MAX_RETRY_AFTER,
         }
     }
 }
@@ -52,6 +60,12 @@ pub enum FetchError {
     },
     #[error("{url}: malformed answer: {error}")]
     Malformed { url: String, error: DecodeError },
+    #[error("{url}: the answer exceeds {}, the limit for {endpoint}", bytes_text(*cap))]
+    TooLarge {
+        url: String,
+        endpoint: String,
+        cap: usize,
+    },
 }
 
 /// A client for one exchange origin and one Hyperliquid info endpoint.
@@ -117,7 +131,12 @@ impl ExchangeHttp {
         query: &BTreeMap<&str, String>,
     ) -> Result<String, FetchError> {
         let url = self.url(path, query);
-        self.with_retries(&url, || {
+        let read = Read {
+            url: &url,
+            endpoint: path,
+            cap: limits::body_cap(path),
+        };
+        self.with_retries(read, || {
             self.http
                 .get(&url)
                 .header(reqwest::header::ACCEPT, "application/json")
@@ -127,21 +146,44 @@ impl ExchangeHttp {
 
     /// POST to the Hyperliquid info endpoint (a read, so retried like one).
     pub async fn info_text(&self, body: &Value) -> Result<String, FetchError> {
-        let url = self.info.clone();
-        self.with_retries(&url, || {
+        let kind = body["type"].as_str().unwrap_or("request");
+        let read = Read {
+            url: &self.info,
+            endpoint: &format!("info {kind}"),
+            cap: limits::info_cap(kind),
+        };
+        self.with_retries(read, || {
             self.http
-                .post(&url)
+                .post(&self.info)
                 .header(reqwest::header::ACCEPT, "application/json")
                 .json(body)
         })
         .await
     }
 
+    /// `attempts`, bounded in total by the read deadline.
     async fn with_retries(
         &self,
-        url: &str,
+        read: Read<'_>,
         request: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<String, FetchError> {
+        let deadline = self.config.read_deadline;
+        tokio::time::timeout(deadline, self.attempts(&read, request))
+            .await
+            .unwrap_or_else(|_| {
+                Err(FetchError::Unreachable {
+                    url: read.url.to_string(),
+                    reason: format!("no complete answer within {}s", deadline.as_secs_f32()),
+                })
+            })
+    }
+
+    async fn attempts(
+        &self,
+        read: &Read<'_>,
+        request: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<String, FetchError> {
+        let url = read.url;
         let mut attempt = 0;
         loop {
             attempt += 1;
@@ -162,16 +204,24 @@ impl ExchangeHttp {
                     let status = response.status();
                     let retry_after = retry_after(&response);
                     if status.is_success() {
-                        return response.text().await.map_err(|e| FetchError::Unreachable {
-                            url: url.to_string(),
-                            reason: describe(&e),
-                        });
+                        return match read_capped(response, read.cap).await {
+                            Ok(body) => Ok(body_text(body)),
+                            Err(Body::TooLarge) => Err(FetchError::TooLarge {
+                                url: url.to_string(),
+                                endpoint: read.endpoint.to_string(),
+                                cap: read.cap,
+                            }),
+                            Err(Body::Broken(e)) => Err(FetchError::Unreachable {
+                                url: url.to_string(),
+                                reason: describe(&e),
+                            }),
+                        };
                     }
                     let transient =
                         status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error();
                     let wait = retry_after.unwrap_or(backoff);
                     if !transient || last || wait > self.config.max_retry_after {
-                        let body = response.text().await.unwrap_or_default();
+                        let body = error_body(response).await;
                         return Err(FetchError::Status {
                             url: url.to_string(),
                             status: status.as_u16(),
@@ -211,7 +261,7 @@ impl ExchangeHttp {
             })?;
         if !response.status().is_success() {
             let status = response.status().as_u16();
-            let body = response.text().await.unwrap_or_default();
+            let body = error_body(response).await;
             return Err(FetchError::Status {
                 url,
                 status,
@@ -235,9 +285,18 @@ impl ExchangeHttp {
             .await
             .map_err(|e| NoAnswer(describe(&e)))?;
         let status = response.status().as_u16();
-        // A body that breaks off is no answer at all: the status line alone proves nothing.
-        let text = response.text().await.map_err(|e| NoAnswer(describe(&e)))?;
-        Ok((status, text))
+        // A body that breaks off (or will not end) is no answer at all: the status line alone
+        // proves nothing.
+        let body = read_capped(response, limits::ANSWER_CAP)
+            .await
+            .map_err(|e| match e {
+                Body::TooLarge => NoAnswer(format!(
+                    "the answer exceeds {}, the limit for a relayer answer",
+                    bytes_text(limits::ANSWER_CAP)
+                )),
+                Body::Broken(e) => NoAnswer(describe(&e)),
+            })?;
+        Ok((status, body_text(body)))
     }
 
     /// `GET` any exchange read and decode it as `T`.
@@ -272,6 +331,49 @@ impl ExchangeHttp {
             error: DecodeError::new(format!("l2Book {coin}"), e.to_string()),
         })
     }
+}
+
+/// One read: where, what to call it in errors, and how many body bytes it may have.
+struct Read<'a> {
+    url: &'a str,
+    endpoint: &'a str,
+    cap: usize,
+}
+
+enum Body {
+    TooLarge,
+    Broken(reqwest::Error),
+}
+
+/// The body, chunk by chunk, refused as soon as it is known to exceed `cap` (from its declared
+/// length, before reading any of it, or from what has arrived).
+async fn read_capped(mut response: reqwest::Response, cap: usize) -> Result<Vec<u8>, Body> {
+    let declared = response.content_length();
+    if declared.is_some_and(|n| n > cap as u64) {
+        return Err(Body::TooLarge);
+    }
+    let mut body = Vec::with_capacity(declared.map_or(0, |n| n as usize));
+    while let Some(chunk) = response.chunk().await.map_err(Body::Broken)? {
+        if body.len() + chunk.len() > cap {
+            return Err(Body::TooLarge);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// An error answer's body for its code and message; empty when unreadable or oversized.
+async fn error_body(response: reqwest::Response) -> String {
+    read_capped(response, limits::ANSWER_CAP)
+        .await
+        .map(body_text)
+        .unwrap_or_default()
+}
+
+/// The body as text, as `Response::text` would give it (invalid UTF-8 replaced), without a
+/// second copy when it is valid.
+fn body_text(body: Vec<u8>) -> String {
+    String::from_utf8(body).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The code and message of an error body, when it has one (sanitised by the caller's display).

@@ -4,6 +4,7 @@
 pub mod http;
 pub mod intents;
 pub mod ledger;
+pub mod limits;
 pub mod market;
 pub mod orders;
 pub mod sse;

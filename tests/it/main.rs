@@ -1,6 +1,8 @@
 //! One integration-test binary (each file in tests/ would link the whole graph again).
 
 mod cli;
+mod decoders;
+mod hostile;
 mod properties;
 mod sim;
 mod simkit;

@@ -120,15 +120,21 @@ async fn info(State(f): State<Arc<Mutex<Fixture>>>, Json(body): Json<Value>) -> 
 
 /// Run the real binary with a clean, isolated environment (no user config, temp data dir).
 pub fn run(args: &[&str]) -> Output {
+    let (mut command, _home) = command(args);
+    command.output().unwrap()
+}
+
+/// The real binary with a clean, isolated environment; the home lives as long as the guard.
+pub fn command(args: &[&str]) -> (Command, tempfile::TempDir) {
     let home = tempfile::tempdir().unwrap();
-    Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
+    command
         .args(args)
         .env_clear()
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env("PAPERTRADE_TUI_DATA_DIR", home.path().join("data"))
-        .output()
-        .unwrap()
+        .env("PAPERTRADE_TUI_DATA_DIR", home.path().join("data"));
+    (command, home)
 }
 
 pub fn stdout_json(out: &Output) -> Value {
