@@ -59,16 +59,20 @@ fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
     })
 }
 
-fn config(a: &EngineArgs, controls: bool) -> SimConfig {
-    SimConfig {
+/// The engine's config from the flags. clap has range-checked them already; `check` runs
+/// again so a bound added to the engine alone cannot be missed here (exit 2, naming the flag).
+fn config(a: &EngineArgs, controls: bool) -> Result<SimConfig, CliError> {
+    let cfg = SimConfig {
         seed: a.seed.unwrap_or_else(rand::random),
         relayer_delay_ms: a.relayer_delay_ms,
         crowd: a.crowd,
-        heartbeat_ms: a.heartbeat_ms.max(100),
+        heartbeat_ms: a.heartbeat_ms,
         controls,
         manual_clock: a.manual_clock,
         ..SimConfig::default()
-    }
+    };
+    cfg.check().map_err(CliError::Usage)?;
+    Ok(cfg)
 }
 
 async fn wait_for_ctrl_c() {
@@ -83,7 +87,7 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
         .host
         .parse()
         .map_err(|_| CliError::input("host", format!("must be an IP address, got {:?}", a.host)))?;
-    let cfg = config(&a.engine, !a.no_controls);
+    let cfg = config(&a.engine, !a.no_controls)?;
     let seed = cfg.seed;
     let server = SimServer::start(cfg, SocketAddr::new(host, a.port))
         .await
@@ -126,7 +130,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             )
         })?
         * (WAD / 1_000_000);
-    let cfg = config(&a.engine, true);
+    let cfg = config(&a.engine, true)?;
     let server = SimServer::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .map_err(|e| CliError::Network(format!("cannot start the simulator: {e}")))?;
