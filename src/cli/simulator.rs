@@ -25,8 +25,12 @@ struct Practice {
 /// A fresh practice owner (keystore file) and its session key (keystore backend) in `dir`.
 fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
     let owner_dir = dir.join("owner");
-    crate::private_files::ensure_private_dir(&owner_dir)
-        .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+    // `dir` is our own `<data dir>/demo`, so it is made private too (it serves as the demo's
+    // data dir, which is otherwise only checked, never chmodded).
+    for private in [dir, owner_dir.as_path()] {
+        crate::private_files::ensure_private_dir(private)
+            .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+    }
     let wallet = WalletSigner::random();
     alloy_signer_local::PrivateKeySigner::encrypt_keystore(
         &owner_dir,

@@ -379,6 +379,12 @@ async fn register_with_a_pasted_external_signature() {
 /// Register a key through the CLI, then hand back the session signer for direct posts.
 async fn ready_user(sim: &Sim, usd: u64) -> User {
     let user = User::new(sim);
+    make_ready(sim, &user, usd).await;
+    user
+}
+
+/// Fund the owner, create and register its session key: a signed intent, an audit entry.
+async fn make_ready(sim: &Sim, user: &User, usd: u64) {
     sim.control(
         "/sim/fund",
         json!({"wallet": format!("{:#x}", user.owner()), "amountUsd": usd.to_string()}),
@@ -393,7 +399,6 @@ async fn ready_user(sim: &Sim, usd: u64) -> User {
         "--yes",
     ])
     .await;
-    user
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1164,4 +1169,65 @@ async fn watching_a_crowd_wallet_in_the_ui_is_read_only() {
         screen.contains("signers-constructed: 0"),
         "signer probe missing"
     );
+}
+
+#[cfg(unix)]
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A data dir the user hands in keeps its mode through a signed intent (the audit log used to
+/// chmod it 0700: `--data-dir /tmp` would have locked everyone else out of /tmp). Only our
+/// own subdirectories and the audit file are made private. Also with a sticky 1777 dir.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handed_in_data_dir_keeps_its_mode_after_a_signed_intent() {
+    let sim = live_sim().await;
+    for handed_in in [0o755, 0o1777] {
+        let user = User::new(&sim);
+        std::fs::create_dir(user.data()).unwrap();
+        chmod(&user.data(), handed_in);
+        make_ready(&sim, &user, 100).await;
+        let data = user.data();
+        let audit = std::fs::read_to_string(data.join("audit.jsonl")).unwrap();
+        assert!(audit.contains("\"signed\""), "a signed intent was audited");
+        assert_eq!(mode_of(&data), handed_in, "the data dir's mode changed");
+        for ours in ["keys", "nonces", "logs"] {
+            assert_eq!(mode_of(&data.join(ours)), 0o700, "{ours}/");
+        }
+        assert_eq!(mode_of(&data.join("audit.jsonl")), 0o600);
+    }
+}
+
+/// In a world-writable dir without the sticky bit anyone could swap our files: refused.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_world_writable_data_dir_without_the_sticky_bit_is_refused() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    std::fs::create_dir(user.data()).unwrap();
+    chmod(&user.data(), 0o777);
+    let out = user.run(&["key", "new"]).await;
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("writable by every user") && err.contains("sticky bit"),
+        "{err}"
+    );
+    assert!(
+        !user.data().join("keys").exists(),
+        "nothing was written there"
+    );
+    assert_eq!(mode_of(&user.data()), 0o777);
 }
