@@ -49,7 +49,12 @@ fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
         )
         .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
     }
-    let keys = crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore));
+    // The cheapest scrypt cost: the practice key guards play money behind the published
+    // passphrase "demo", so the standard cost would only slow the demo's start.
+    let cheap =
+        crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Config)?;
+    let keys =
+        crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore)).with_scrypt(cheap);
     let now = crate::client::ledger::now_unix_s();
     let (_, meta) = keys
         .generate(wallet.address(), now + 30 * 86_400, now, || {

@@ -86,6 +86,9 @@ impl User {
             .env("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS)
             .env("PAPERTRADE_TUI_OWNER_PASSPHRASE", OWNER_PASS)
             .env("PAPERTRADE_TUI_REPORT_SIGNERS", "1")
+            // The cheapest keystore cost keeps the suite fast; the standard one is pinned by
+            // `a_new_keystore_carries_geths_standard_scrypt_parameters`.
+            .env("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "10")
             .stdin(Stdio::null());
         c
     }
@@ -1230,4 +1233,34 @@ async fn a_world_writable_data_dir_without_the_sticky_bit_is_refused() {
         "nothing was written there"
     );
     assert_eq!(mode_of(&user.data()), 0o777);
+}
+
+/// The keystore cost comes from PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N, bounded, named in errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_keystore_cost_comes_from_the_environment() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    let mut c = user.command(&["key", "new"]);
+    c.env("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "5");
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut c = user.command(&["key", "new"]);
+    c.env("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "11");
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let file = user
+        .data()
+        .join("keys")
+        .join(format!("session-{:#x}.json", user.owner()));
+    let keystore: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    assert_eq!(keystore["crypto"]["kdfparams"]["n"], 2048);
 }
