@@ -196,9 +196,14 @@ pub fn report_submission(
             status,
             code,
             message,
-        } => Err(CliError::Network(format!(
-            "the relayer refused it ({code}, HTTP {status}): {message}"
-        ))),
+        } => {
+            let hint = crate::protocol::relayer::refusal_hint(code)
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            Err(CliError::Network(format!(
+                "the relayer refused it ({code}, HTTP {status}): {message}{hint}"
+            )))
+        }
         Submission::Unknown { reason } => {
             if !ctx.json {
                 eprintln!(

@@ -91,9 +91,14 @@ async fn send_one<I: Intent>(
                 true,
             ));
         }
-        Ok(Submission::Refused { code, message, .. }) => report
-            .toasts
-            .push((format!("{what} refused ({code}): {message}"), true)),
+        Ok(Submission::Refused { code, message, .. }) => {
+            let hint = crate::protocol::relayer::refusal_hint(&code)
+                .map(|h| format!("; {h}"))
+                .unwrap_or_default();
+            report
+                .toasts
+                .push((format!("{what} refused ({code}): {message}{hint}"), true))
+        }
         Err(e) => report.toasts.push((format!("{what}: {e}"), true)),
     }
 }

@@ -1264,3 +1264,39 @@ async fn the_keystore_cost_comes_from_the_environment() {
     let keystore: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
     assert_eq!(keystore["crypto"]["kdfparams"]["n"], 2048);
 }
+
+/// A data dir restored from a backup (or copied from another machine) hands out a nonce the
+/// exchange has seen: the refusal says why and what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reused_nonce_explains_the_stale_nonce_store() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let nonces = user
+        .data()
+        .join("nonces")
+        .join(format!("{:#x}.json", user.owner()));
+    let backup = std::fs::read(&nonces).unwrap();
+    let open = [
+        "open",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "10",
+        "--leverage",
+        "100",
+        "--yes",
+    ];
+    let first = user.run(&open).await;
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    std::fs::write(&nonces, backup).unwrap();
+    let again = user.run(&open).await;
+    let err = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(1), "{err}");
+    assert!(err.contains("nonce_used"), "{err}");
+    assert!(
+        err.contains("<data dir>/nonces/") && err.contains("copied"),
+        "the refusal must explain the stale nonce store: {err}"
+    );
+}
