@@ -19,16 +19,127 @@ pub fn io_error(action: &str, path: &Path, err: &io::Error) -> io::Error {
     )
 }
 
-/// Create `dir` (and missing parents) as 0700, and tighten it if it already existed looser.
+/// Make sure the data directory the user named is usable, creating it 0700 if it is missing.
+/// An existing directory's mode is never changed: it may be /tmp or a shared folder, and
+/// tightening it would lock other users out. It is refused when it is world-writable without
+/// the sticky bit, because then anyone could rename our subdirectories away and put their own
+/// files in their place; a sticky world-writable directory such as /tmp is fine, since there
+/// only an entry's owner can rename or remove it.
+pub fn ensure_data_dir(dir: &Path) -> io::Result<()> {
+    let dir = non_empty(dir);
+    match fs::metadata(dir) {
+        Ok(meta) => check_data_dir(dir, &meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => create_private_leaf(dir, true),
+        Err(e) => Err(io_error("check", dir, &e)),
+    }
+}
+
+/// Create `dir`, one of the app's own subdirectories (`keys/`, `nonces/`, `logs/`, `demo/`…),
+/// as 0700, after checking its parent with [`ensure_data_dir`]. An existing one must be a real
+/// directory (not a symlink) owned by us, else it is refused: in a shared parent it may have
+/// been planted by someone else. Ours but too open, it is tightened to 0700.
 pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    let parent = dir
+        .parent()
+        .map(non_empty)
+        .ok_or_else(|| invalid(format!("{} has no parent directory", dir.display())))?;
+    ensure_data_dir(parent)?;
+    create_private_leaf(dir, false)?;
+    let meta = fs::symlink_metadata(dir).map_err(|e| io_error("check", dir, &e))?;
+    if meta.file_type().is_symlink() || !meta.is_dir() {
+        return Err(invalid(format!(
+            "{} is not a directory of ours (a symlink or a file); remove it and try again",
+            dir.display()
+        )));
+    }
+    check_owner(dir, &meta)?;
+    if mode_of(&meta) & 0o777 != DIR_MODE {
+        set_mode(dir, DIR_MODE).map_err(|e| io_error("restrict", dir, &e))?;
+    }
+    Ok(())
+}
+
+/// `mkdir dir` with mode 0700; an existing entry is left for the caller to check. With
+/// `parents`, missing parents are created with the default mode: only the leaf is ours.
+fn create_private_leaf(dir: &Path, parents: bool) -> io::Result<()> {
+    if parents && let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        fs::create_dir_all(parent).map_err(|e| io_error("create", parent, &e))?;
+    }
     let mut builder = fs::DirBuilder::new();
-    builder.recursive(true);
     #[cfg(unix)]
     std::os::unix::fs::DirBuilderExt::mode(&mut builder, DIR_MODE);
-    builder
-        .create(dir)
-        .map_err(|e| io_error("create", dir, &e))?;
-    set_mode(dir, DIR_MODE).map_err(|e| io_error("restrict", dir, &e))
+    match builder.create(dir) {
+        Ok(()) => Ok(()),
+        // Another process may have created it a moment ago: the checks that follow decide.
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(io_error("create", dir, &e)),
+    }
+}
+
+fn check_data_dir(dir: &Path, meta: &fs::Metadata) -> io::Result<()> {
+    if !meta.is_dir() {
+        return Err(invalid(format!(
+            "data dir {} is not a directory",
+            dir.display()
+        )));
+    }
+    let mode = mode_of(meta);
+    if mode & 0o002 != 0 && mode & 0o1000 == 0 {
+        return Err(invalid(format!(
+            "data dir {} is writable by every user and has no sticky bit, so anyone could swap \
+             the key, nonce and audit files in it; use a private directory (or `chmod o-w` or \
+             `chmod +t` it)",
+            dir.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Refuse an entry another user owns (a planted directory or file).
+#[cfg(unix)]
+fn check_owner(path: &Path, meta: &fs::Metadata) -> io::Result<()> {
+    owned_by(path, meta, rustix::process::geteuid().as_raw())
+}
+
+#[cfg(unix)]
+fn owned_by(path: &Path, meta: &fs::Metadata, me: u32) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if meta.uid() != me {
+        return Err(invalid(format!(
+            "{} belongs to user id {}, not to us ({me}); remove it or choose another data dir",
+            path.display(),
+            meta.uid()
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(not(unix))]
+fn check_owner(_path: &Path, _meta: &fs::Metadata) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(unix)]
+fn mode_of(meta: &fs::Metadata) -> u32 {
+    std::os::unix::fs::PermissionsExt::mode(&meta.permissions())
+}
+
+#[cfg(not(unix))]
+fn mode_of(_meta: &fs::Metadata) -> u32 {
+    DIR_MODE
+}
+
+/// `Path::parent` of a bare name is "", which the file system calls nothing; it means ".".
+fn non_empty(dir: &Path) -> &Path {
+    if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    }
+}
+
+fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, message)
 }
 
 /// A temporary name next to `name`, unique enough for concurrent writers.
@@ -173,13 +284,32 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic(dir, &name, bytes)
 }
 
-/// Open `path` for appending, creating it 0600 (the audit log).
+/// Open `path` for appending, creating it 0600 (the audit log, which sits directly in the data
+/// dir, possibly a shared one). A symlink is not followed and a file someone else owns is
+/// refused, so nobody can point our appends at a file of their choosing; ours but too open,
+/// it is tightened to 0600.
 pub fn open_private_append(path: &Path) -> io::Result<File> {
     let mut options = OpenOptions::new();
     options.append(true).create(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
-    options.open(path).map_err(|e| io_error("open", path, &e))
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(FILE_MODE);
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    let file = options.open(path).map_err(|e| io_error("open", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error("check", path, &e))?;
+    if !meta.is_file() {
+        return Err(invalid(format!("{} is not a regular file", path.display())));
+    }
+    check_owner(path, &meta)?;
+    #[cfg(unix)]
+    if mode_of(&meta) & 0o777 != FILE_MODE {
+        use std::os::unix::fs::PermissionsExt;
+        file.set_permissions(fs::Permissions::from_mode(FILE_MODE))
+            .map_err(|e| io_error("restrict", path, &e))?;
+    }
+    Ok(file)
 }
 
 /// Create `path` exclusively, 0600; `AlreadyExists` when it is there (lock files).
@@ -196,26 +326,105 @@ mod tests {
     use super::*;
 
     #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        fs::symlink_metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[cfg(unix)]
+    fn dir_with_mode(parent: &Path, name: &str, mode: u32) -> std::path::PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = parent.join(name);
+        fs::create_dir(&dir).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(mode)).unwrap();
+        dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_handed_in_data_dir_keeps_its_mode_and_our_subdirs_are_private() {
+        let root = tempfile::tempdir().unwrap();
+        let data = dir_with_mode(root.path(), "data", 0o755);
+        ensure_private_dir(&data.join("keys")).unwrap();
+        ensure_data_dir(&data).unwrap();
+        assert_eq!(mode(&data), 0o755);
+        assert_eq!(mode(&data.join("keys")), 0o700);
+        // A data dir we create ourselves is private.
+        let fresh = root.path().join("a/b/data");
+        ensure_private_dir(&fresh.join("nonces")).unwrap();
+        assert_eq!(mode(&fresh), 0o700);
+        assert_eq!(mode(&fresh.join("nonces")), 0o700);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_world_writable_data_dir_needs_the_sticky_bit() {
+        let root = tempfile::tempdir().unwrap();
+        let open = dir_with_mode(root.path(), "open", 0o777);
+        let err = ensure_private_dir(&open.join("keys")).unwrap_err();
+        assert!(err.to_string().contains("no sticky bit"), "{err}");
+        assert!(!open.join("keys").exists(), "nothing is created in it");
+        assert!(ensure_data_dir(&open).is_err());
+        assert_eq!(mode(&open), 0o777);
+
+        let sticky = dir_with_mode(root.path(), "tmp", 0o1777);
+        ensure_private_dir(&sticky.join("keys")).unwrap();
+        assert_eq!(mode(&sticky), 0o1777);
+        assert_eq!(mode(&sticky.join("keys")), 0o700);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn planted_subdirectories_are_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let sticky = dir_with_mode(root.path(), "tmp", 0o1777);
+        let elsewhere = dir_with_mode(root.path(), "elsewhere", 0o755);
+        std::os::unix::fs::symlink(&elsewhere, sticky.join("keys")).unwrap();
+        let err = ensure_private_dir(&sticky.join("keys")).unwrap_err();
+        assert!(err.to_string().contains("symlink"), "{err}");
+        assert_eq!(mode(&elsewhere), 0o755, "the link's target is not touched");
+        fs::write(sticky.join("nonces"), b"").unwrap();
+        assert!(ensure_private_dir(&sticky.join("nonces")).is_err());
+        // Another user's directory (we cannot chown without root, so ask as someone else).
+        let ours = sticky.join("logs");
+        ensure_private_dir(&ours).unwrap();
+        let meta = fs::symlink_metadata(&ours).unwrap();
+        let uid = std::os::unix::fs::MetadataExt::uid(&meta);
+        assert!(owned_by(&ours, &meta, uid).is_ok());
+        let err = owned_by(&ours, &meta, uid.wrapping_add(1)).unwrap_err();
+        assert!(err.to_string().contains("belongs to user id"), "{err}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_append_log_is_private_and_never_followed_through_a_symlink() {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        let log = root.path().join("audit.jsonl");
+        fs::write(&log, b"").unwrap();
+        fs::set_permissions(&log, fs::Permissions::from_mode(0o644)).unwrap();
+        open_private_append(&log).unwrap();
+        assert_eq!(mode(&log), 0o600);
+        let fresh = root.path().join("new.jsonl");
+        open_private_append(&fresh).unwrap();
+        assert_eq!(mode(&fresh), 0o600);
+
+        let target = root.path().join("victim");
+        fs::write(&target, b"theirs").unwrap();
+        let link = root.path().join("linked.jsonl");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        assert!(open_private_append(&link).is_err());
+        assert_eq!(fs::read(&target).unwrap(), b"theirs");
+    }
+
+    #[cfg(unix)]
     #[test]
     fn a_user_named_file_is_private_but_its_folder_is_left_alone() {
-        use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let shared = dir.path().join("shared");
-        fs::create_dir(&shared).unwrap();
-        fs::set_permissions(&shared, fs::Permissions::from_mode(0o755)).unwrap();
+        let shared = dir_with_mode(dir.path(), "shared", 0o755);
         write_private(&shared.join("typed.json"), b"{}").unwrap();
-        assert_eq!(
-            fs::metadata(&shared).unwrap().permissions().mode() & 0o777,
-            0o755
-        );
-        assert_eq!(
-            fs::metadata(shared.join("typed.json"))
-                .unwrap()
-                .permissions()
-                .mode()
-                & 0o777,
-            0o600
-        );
+        assert_eq!(mode(&shared), 0o755);
+        assert_eq!(mode(&shared.join("typed.json")), 0o600);
         assert_eq!(fs::read(shared.join("typed.json")).unwrap(), b"{}");
     }
 }

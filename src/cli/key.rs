@@ -197,7 +197,10 @@ pub fn report_submission(
             message,
         } => Err(CliError::Refused {
             code: code.clone(),
-            message: format!("{message} (HTTP {status}); nothing was queued"),
+            message: crate::protocol::relayer::explain_refusal(
+                code,
+                &format!("{message} (HTTP {status}); nothing was queued"),
+            ),
         }),
         Submission::Unknown { reason } => {
             if !ctx.json {

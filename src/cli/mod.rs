@@ -287,14 +287,29 @@ pub struct EngineArgs {
     /// Seed of the price walk and the crowd: the same seed gives the same market.
     #[arg(long)]
     pub seed: Option<u64>,
-    /// How long the relayer leaves an accepted intent queued before settling it.
-    #[arg(long, default_value_t = 1500)]
+    /// How long the relayer leaves an accepted intent queued before settling it (0 to 3600000:
+    /// intents expire within the hour anyway).
+    #[arg(
+        long,
+        default_value_t = 1500,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_RELAYER_DELAY_MS)
+    )]
     pub relayer_delay_ms: u64,
-    /// Simulated traders besides you.
-    #[arg(long, default_value_t = 12)]
+    /// Simulated traders besides you (0 to 1000).
+    #[arg(
+        long,
+        default_value_t = 12,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+            .range(0..=crate::sim::engine::MAX_CROWD as u64)
+    )]
     pub crowd: usize,
-    /// Account-stream heartbeat interval.
-    #[arg(long, default_value_t = 10_000)]
+    /// Account-stream heartbeat interval (100 to 60000).
+    #[arg(
+        long,
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64)
+            .range(crate::sim::engine::MIN_HEARTBEAT_MS..=crate::sim::engine::MAX_HEARTBEAT_MS)
+    )]
     pub heartbeat_ms: u64,
     /// Time moves only when POST /sim/clock says so (repeatable runs with --seed).
     #[arg(long)]

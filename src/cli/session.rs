@@ -12,7 +12,8 @@ use crate::client::ledger::AuditLog;
 use crate::client::ledger::now_unix_s;
 use crate::client::stream::{StreamConfig, StreamEvent, spawn_account_stream};
 use crate::keys::{
-    Backend, KeyError, KeyMeta, Passphrase, SessionKeys, load_owner_keystore, prompt_passphrase,
+    Backend, KeyError, KeyMeta, Passphrase, ScryptCost, SessionKeys, load_owner_keystore,
+    prompt_passphrase,
 };
 use crate::protocol::account::AccountState;
 use crate::protocol::eip712::{SessionSigner, Signed, WalletIntent, typed_data_json};
@@ -59,8 +60,11 @@ pub fn forced_backend(ctx: &Context) -> Result<Option<Backend>, CliError> {
     }
 }
 
+/// The session keys of the data dir; new keystores at the standard scrypt cost unless
+/// `$PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N` says otherwise (tests and slow machines).
 pub fn session_keys(ctx: &Context) -> Result<SessionKeys, CliError> {
-    Ok(SessionKeys::new(&ctx.data_dir, forced_backend(ctx)?))
+    let cost = ScryptCost::from_env().map_err(CliError::Config)?;
+    Ok(SessionKeys::new(&ctx.data_dir, forced_backend(ctx)?).with_scrypt(cost))
 }
 
 /// A passphrase from `var`, else asked on the terminal.

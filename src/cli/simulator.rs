@@ -25,8 +25,12 @@ struct Practice {
 /// A fresh practice owner (keystore file) and its session key (keystore backend) in `dir`.
 fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
     let owner_dir = dir.join("owner");
-    crate::private_files::ensure_private_dir(&owner_dir)
-        .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+    // `dir` is our own `<data dir>/demo`, so it is made private too (it serves as the demo's
+    // data dir, which is otherwise only checked, never chmodded).
+    for private in [dir, owner_dir.as_path()] {
+        crate::private_files::ensure_private_dir(private)
+            .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+    }
     let wallet = WalletSigner::random();
     alloy_signer_local::PrivateKeySigner::encrypt_keystore(
         &owner_dir,
@@ -45,7 +49,12 @@ fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
         )
         .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
     }
-    let keys = crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore));
+    // The cheapest scrypt cost: the practice key guards play money behind the published
+    // passphrase "demo", so the standard cost would only slow the demo's start.
+    let cheap =
+        crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Config)?;
+    let keys =
+        crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore)).with_scrypt(cheap);
     let now = crate::client::ledger::now_unix_s();
     let (_, meta) = keys
         .generate(wallet.address(), now + 30 * 86_400, now, || {
@@ -59,16 +68,20 @@ fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
     })
 }
 
-fn config(a: &EngineArgs, controls: bool) -> SimConfig {
-    SimConfig {
+/// The engine's config from the flags. clap has range-checked them already; `check` runs
+/// again so a bound added to the engine alone cannot be missed here (exit 2, naming the flag).
+fn config(a: &EngineArgs, controls: bool) -> Result<SimConfig, CliError> {
+    let cfg = SimConfig {
         seed: a.seed.unwrap_or_else(rand::random),
         relayer_delay_ms: a.relayer_delay_ms,
         crowd: a.crowd,
-        heartbeat_ms: a.heartbeat_ms.max(100),
+        heartbeat_ms: a.heartbeat_ms,
         controls,
         manual_clock: a.manual_clock,
         ..SimConfig::default()
-    }
+    };
+    cfg.check().map_err(CliError::Usage)?;
+    Ok(cfg)
 }
 
 async fn wait_for_ctrl_c() {
@@ -83,7 +96,7 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
         .host
         .parse()
         .map_err(|_| CliError::input("host", format!("must be an IP address, got {:?}", a.host)))?;
-    let cfg = config(&a.engine, !a.no_controls);
+    let cfg = config(&a.engine, !a.no_controls)?;
     let seed = cfg.seed;
     let server = SimServer::start(cfg, SocketAddr::new(host, a.port))
         .await
@@ -126,7 +139,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             )
         })?
         * (WAD / 1_000_000);
-    let cfg = config(&a.engine, true);
+    let cfg = config(&a.engine, true)?;
     let server = SimServer::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)))
         .await
         .map_err(|e| CliError::Network(format!("cannot start the simulator: {e}")))?;

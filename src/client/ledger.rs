@@ -10,7 +10,7 @@ use alloy_primitives::{Address, U256};
 use serde_json::{Map, Value, json};
 
 use crate::private_files::{
-    create_new_private, ensure_private_dir, open_private_append, write_private,
+    create_new_private, ensure_data_dir, ensure_private_dir, open_private_append, write_private,
 };
 use crate::protocol::eip712::NonceLane;
 
@@ -147,8 +147,10 @@ impl AuditLog {
         intent_id: Option<alloy_primitives::B256>,
         fields: Value,
     ) -> io::Result<()> {
+        // The log sits in the data dir itself, which may be the user's shared folder: it is
+        // checked, never chmodded; the file alone is made private.
         if let Some(dir) = self.path.parent() {
-            ensure_private_dir(dir)?;
+            ensure_data_dir(dir)?;
         }
         let mut entry = Map::new();
         entry.insert("ts".into(), json!(now_unix_ms()));

@@ -20,31 +20,131 @@ const MAX_SCRYPT_BYTES: u64 = 1 << 30;
 /// PBKDF2 rounds: geth uses 262144; a bound keeps a hostile file from spinning for hours.
 const MAX_PBKDF2_ROUNDS: u64 = 10_000_000;
 
-/// Encrypt `secret` into `dir/name` (replacing it atomically, mode 0600).
+/// geth's `StandardScryptN` (2^18) with `StandardScryptP` (1) and r = 8: what geth and Foundry
+/// write, so a stolen session keystore costs an attacker as much per guess as their files do.
+pub const STANDARD_SCRYPT_LOG_N: u8 = 18;
+/// Below 2^10 a guess costs next to nothing; this floor exists for tests, not for real keys.
+pub const MIN_SCRYPT_LOG_N: u8 = 10;
+/// 2^20 at r = 8 is 1 GiB, the most [`read`] accepts back.
+pub const MAX_SCRYPT_LOG_N: u8 = 20;
+/// Overrides the scrypt cost of newly written session keystores (log2 of n). Existing files
+/// keep the parameters written in them.
+pub const SCRYPT_LOG_N_ENV: &str = "PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N";
+const SCRYPT_R: u32 = 8;
+const SCRYPT_P: u32 = 1;
+
+/// The scrypt cost a new keystore is written with: log2(n), r = 8, p = 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScryptCost {
+    log_n: u8,
+}
+
+impl Default for ScryptCost {
+    fn default() -> Self {
+        Self {
+            log_n: STANDARD_SCRYPT_LOG_N,
+        }
+    }
+}
+
+impl ScryptCost {
+    pub fn new(log_n: u8) -> Result<Self, String> {
+        if (MIN_SCRYPT_LOG_N..=MAX_SCRYPT_LOG_N).contains(&log_n) {
+            Ok(Self { log_n })
+        } else {
+            Err(format!(
+                "the keystore scrypt cost log2(n) must be {MIN_SCRYPT_LOG_N} to \
+                 {MAX_SCRYPT_LOG_N} (standard {STANDARD_SCRYPT_LOG_N}), got {log_n}"
+            ))
+        }
+    }
+
+    /// The cost `$PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N` asks for, else the standard one.
+    pub fn from_env() -> Result<Self, String> {
+        Self::parse(std::env::var(SCRYPT_LOG_N_ENV).ok().as_deref())
+    }
+
+    /// `text` is the variable's value; unset or empty means the standard cost.
+    pub fn parse(text: Option<&str>) -> Result<Self, String> {
+        match text.map(str::trim) {
+            None | Some("") => Ok(Self::default()),
+            Some(t) => t
+                .parse::<u8>()
+                .map_err(|_| format!("{SCRYPT_LOG_N_ENV}: {t:?} is not a whole number"))
+                .and_then(|n| Self::new(n).map_err(|e| format!("{SCRYPT_LOG_N_ENV}: {e}"))),
+        }
+    }
+
+    pub fn log_n(&self) -> u8 {
+        self.log_n
+    }
+}
+
+/// Encrypt `secret` into `dir/name` (replacing it atomically, mode 0600) at `cost`.
 pub(super) fn write(
     dir: &Path,
     name: &str,
     secret: &B256,
     passphrase: &Passphrase,
+    cost: ScryptCost,
 ) -> Result<(), KeyError> {
-    // eth-keystore creates the file itself (with the umask's mode), so it writes to a temp name
-    // inside our 0700 directory and `publish` tightens the mode before the rename.
-    let temp = files::temp_name(name);
-    // rand 0.8's thread_rng: alloy-signer-local's bound needs rand 0.8 traits.
-    let encrypted = PrivateKeySigner::encrypt_keystore(
-        dir,
-        &mut rand::thread_rng(),
-        secret.as_slice(),
-        passphrase.expose(),
-        Some(&temp),
+    let json = encrypt(secret, passphrase, cost)?;
+    Ok(files::write_atomic(dir, name, json.as_bytes())?)
+}
+
+/// A Web3 Secret Storage v3 document, as eth-keystore's `encrypt_key` builds it but with the
+/// scrypt cost chosen here: that function hard-codes n = 2^13. Decryption stays eth-keystore's
+/// (through `read`), so every file written here is checked by the reader everyone else uses.
+fn encrypt(secret: &B256, passphrase: &Passphrase, cost: ScryptCost) -> Result<String, KeyError> {
+    use ctr::cipher::{KeyIvInit, StreamCipher};
+    use rand::Rng;
+    // rand 0.8's thread_rng: a CSPRNG seeded from the OS, as eth-keystore uses.
+    let mut rng = rand::thread_rng();
+    let salt: [u8; 32] = rng.r#gen();
+    let iv: [u8; 16] = rng.r#gen();
+    let mut id: [u8; 16] = rng.r#gen();
+    let params = scrypt::Params::new(cost.log_n, SCRYPT_R, SCRYPT_P)
+        .map_err(|_| KeyError::Corrupt("invalid scrypt parameters".into()))?;
+    let mut derived = [0u8; 32];
+    scrypt::scrypt(passphrase.expose().as_bytes(), &salt, &params, &mut derived)
+        .map_err(|_| KeyError::Corrupt("scrypt output length".into()))?;
+    let mut ciphertext = secret.0;
+    ctr::Ctr128BE::<aes::Aes128>::new(derived[..16].into(), (&iv).into())
+        .apply_keystream(&mut ciphertext);
+    let mac = alloy_primitives::keccak256([&derived[16..], &ciphertext[..]].concat());
+    derived.fill(0);
+    std::hint::black_box(&derived);
+    // A random (version 4) UUID, as the format asks for; it identifies nothing.
+    id[6] = (id[6] & 0x0f) | 0x40;
+    id[8] = (id[8] & 0x3f) | 0x80;
+    let h = hex::encode(id);
+    let uuid = format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
     );
-    match encrypted {
-        Ok(_) => Ok(files::publish(dir, &temp, name)?),
-        Err(err) => {
-            files::discard(dir, &temp);
-            Err(describe(&err, dir))
-        }
-    }
+    let doc = serde_json::json!({
+        "crypto": {
+            "cipher": "aes-128-ctr",
+            "cipherparams": {"iv": hex::encode(iv)},
+            "ciphertext": hex::encode(ciphertext),
+            "kdf": "scrypt",
+            "kdfparams": {
+                "dklen": 32,
+                "n": 1u64 << cost.log_n,
+                "p": SCRYPT_P,
+                "r": SCRYPT_R,
+                "salt": hex::encode(salt),
+            },
+            "mac": hex::encode(mac),
+        },
+        "id": uuid,
+        "version": 3,
+    });
+    Ok(serde_json::to_string(&doc).expect("JSON"))
 }
 
 /// Decrypt the keystore at `path` to its 32-byte secret.

@@ -23,7 +23,10 @@ use crate::private_files as files;
 use alloy_primitives::Address;
 use serde::{Deserialize, Serialize};
 
-pub use keystore::load_owner_keystore;
+pub use keystore::{
+    MAX_SCRYPT_LOG_N, MIN_SCRYPT_LOG_N, SCRYPT_LOG_N_ENV, STANDARD_SCRYPT_LOG_N, ScryptCost,
+    load_owner_keystore,
+};
 pub use prompt::prompt_passphrase;
 pub use session::SessionKeys;
 

@@ -13,6 +13,7 @@ use crate::protocol::eip712::SessionSigner;
 pub struct SessionKeys {
     dir: PathBuf,
     forced: Option<Backend>,
+    scrypt: keystore::ScryptCost,
 }
 
 impl SessionKeys {
@@ -22,7 +23,15 @@ impl SessionKeys {
         Self {
             dir: data_dir.join("keys"),
             forced,
+            scrypt: keystore::ScryptCost::default(),
         }
+    }
+
+    /// Write new keystore files at `cost` instead of the standard one (reading always uses the
+    /// parameters in the file, so keys written at any cost still unlock).
+    pub fn with_scrypt(mut self, cost: keystore::ScryptCost) -> Self {
+        self.scrypt = cost;
+        self
     }
 
     /// The directory the key files live in.
@@ -201,7 +210,13 @@ impl SessionKeys {
         if passphrase.is_empty() {
             return Err(KeyError::EmptyPassphrase);
         }
-        keystore::write(&self.dir, &keystore_name(owner), secret, &passphrase)
+        keystore::write(
+            &self.dir,
+            &keystore_name(owner),
+            secret,
+            &passphrase,
+            self.scrypt,
+        )
     }
 
     fn read_keystore(

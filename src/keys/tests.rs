@@ -11,6 +11,19 @@ use alloy_signer_local::PrivateKeySigner;
 use super::*;
 
 const PASS: &str = "correct horse battery staple";
+/// The cheapest allowed scrypt cost, so the suite stays fast; the standard cost has its own
+/// test (`a_new_keystore_carries_geths_standard_scrypt_parameters`).
+const TEST_LOG_N: u8 = MIN_SCRYPT_LOG_N;
+
+fn keys_at(data_dir: &Path, forced: Option<Backend>) -> SessionKeys {
+    SessionKeys::new(data_dir, forced).with_scrypt(ScryptCost::new(TEST_LOG_N).expect("cost"))
+}
+
+fn kdfparams(path: &Path) -> serde_json::Value {
+    let file: serde_json::Value =
+        serde_json::from_slice(&fs::read(path).expect("keystore file")).expect("JSON");
+    file["crypto"]["kdfparams"].clone()
+}
 
 fn pass(text: &'static str) -> impl FnOnce() -> Result<Passphrase, KeyError> {
     move || Ok(Passphrase::new(text.to_string()))
@@ -80,7 +93,7 @@ fn passphrase_is_redacted() {
 #[test]
 fn keystore_round_trip_and_wrong_passphrase() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x11);
     assert_eq!(keys.preferred_backend(), Backend::Keystore);
 
@@ -127,7 +140,7 @@ fn files_are_private() {
     fs::create_dir(data.path().join("keys")).expect("mkdir");
     fs::set_permissions(data.path().join("keys"), fs::Permissions::from_mode(0o755))
         .expect("chmod");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x12);
     keys.generate(who, 2_000, 1_000, pass(PASS))
         .expect("generate");
@@ -148,7 +161,7 @@ fn files_are_private() {
 fn fresh_dir_is_created_private() {
     let data = tempfile::tempdir().expect("tempdir");
     let nested = data.path().join("a/b");
-    let keys = SessionKeys::new(&nested, Some(Backend::Keystore));
+    let keys = keys_at(&nested, Some(Backend::Keystore));
     keys.generate(owner(0x13), 2_000, 1_000, pass(PASS))
         .expect("generate");
     #[cfg(unix)]
@@ -156,10 +169,75 @@ fn fresh_dir_is_created_private() {
     assert_eq!(keys.dir(), nested.join("keys"));
 }
 
+/// geth's StandardScryptN/P: a stolen session keystore costs as much per guess as geth's own.
+#[test]
+fn a_new_keystore_carries_geths_standard_scrypt_parameters() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let who = owner(0x1a);
+    let (signer, _) = keys
+        .generate(who, 2_000, 1_000, pass(PASS))
+        .expect("generate");
+    let params = kdfparams(&keystore_file(data.path(), who));
+    assert_eq!(params["n"], 262_144, "{params}");
+    assert_eq!(
+        (params["r"].as_u64(), params["p"].as_u64()),
+        (Some(8), Some(1))
+    );
+    assert_eq!(params["dklen"], 32);
+    let (loaded, _) = keys.load(who, pass(PASS)).expect("load").expect("stored");
+    assert_eq!(loaded.address(), signer.address());
+}
+
+/// The cost is read from the file: keystores written before the change (eth-keystore's
+/// n = 2^13) and at any configured cost unlock alike.
+#[test]
+fn keystores_of_any_cost_unlock_with_the_parameters_in_their_file() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let who = owner(0x1b);
+    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore))
+        .with_scrypt(ScryptCost::new(12).expect("cost"));
+    let (signer, _) = keys
+        .generate(who, 2_000, 1_000, pass(PASS))
+        .expect("generate");
+    assert_eq!(kdfparams(&keystore_file(data.path(), who))["n"], 4_096);
+    // The same secret as the old writer stored it, over the new file.
+    let path = keystore_file(data.path(), who);
+    let dir = path.parent().expect("keys dir");
+    let name = path.file_name().expect("name").to_str().expect("utf-8");
+    PrivateKeySigner::encrypt_keystore(
+        dir,
+        &mut rand::thread_rng(),
+        signer.secret_bytes(),
+        PASS,
+        Some(name),
+    )
+    .expect("old-style keystore");
+    assert_eq!(kdfparams(&path)["n"], 8_192);
+    let (loaded, _) = keys_at(data.path(), Some(Backend::Keystore))
+        .load(who, pass(PASS))
+        .expect("load")
+        .expect("stored");
+    assert_eq!(loaded.address(), signer.address());
+}
+
+#[test]
+fn the_scrypt_cost_is_bounded_and_named_in_errors() {
+    assert_eq!(ScryptCost::parse(None), Ok(ScryptCost::default()));
+    assert_eq!(ScryptCost::parse(Some(" ")), Ok(ScryptCost::default()));
+    assert_eq!(ScryptCost::default().log_n(), STANDARD_SCRYPT_LOG_N);
+    assert_eq!(ScryptCost::parse(Some("12")).map(|c| c.log_n()), Ok(12));
+    for bad in ["9", "21", "x", "-1", "300"] {
+        let err = ScryptCost::parse(Some(bad)).expect_err(bad);
+        assert!(err.starts_with(SCRYPT_LOG_N_ENV), "{err}");
+    }
+    assert!(ScryptCost::new(MAX_SCRYPT_LOG_N).is_ok() && ScryptCost::new(MIN_SCRYPT_LOG_N).is_ok());
+}
+
 #[test]
 fn nothing_stored() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x14);
     assert_eq!(keys.meta(who).expect("meta"), None);
     assert!(keys.load(who, never_asked).expect("load").is_none());
@@ -179,7 +257,7 @@ fn nothing_stored() {
 #[test]
 fn set_expiry_and_regenerate() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x15);
     let (first, _) = keys
         .generate(who, 2_000, 1_000, pass(PASS))
@@ -202,7 +280,7 @@ fn set_expiry_and_regenerate() {
 #[test]
 fn clear_removes_the_keystore_and_metadata() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x16);
     keys.generate(who, 2_000, 1_000, pass(PASS))
         .expect("generate");
@@ -224,7 +302,7 @@ fn clear_removes_the_keystore_and_metadata() {
 #[test]
 fn passphrase_problems_write_nothing() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x17);
     let err = keys
         .generate(who, 2_000, 1_000, || Err(KeyError::PassphraseRequired))
@@ -243,7 +321,7 @@ fn passphrase_problems_write_nothing() {
 #[test]
 fn damaged_storage_is_reported() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let keys = keys_at(data.path(), Some(Backend::Keystore));
     let who = owner(0x18);
     let (signer, meta) = keys
         .generate(who, 2_000, 1_000, pass(PASS))
@@ -437,11 +515,11 @@ fn no_store_means_keystore() {
     let data = tempfile::tempdir().expect("tempdir");
     let who = owner(0x21);
     assert_eq!(
-        SessionKeys::new(data.path(), None).preferred_backend(),
+        keys_at(data.path(), None).preferred_backend(),
         Backend::Keystore
     );
 
-    let forced = SessionKeys::new(data.path(), Some(Backend::Keyring));
+    let forced = keys_at(data.path(), Some(Backend::Keyring));
     assert_eq!(forced.preferred_backend(), Backend::Keyring);
     let err = forced
         .generate(who, 2_000, 1_000, never_asked)
@@ -449,14 +527,12 @@ fn no_store_means_keystore() {
     assert_eq!(err, KeyError::NoKeyring);
     assert!(err.to_string().contains("--key-backend keystore"));
 
-    let (_, meta) = SessionKeys::new(data.path(), None)
+    let (_, meta) = keys_at(data.path(), None)
         .generate(who, 2_000, 1_000, pass(PASS))
         .expect("fallback");
     assert_eq!(meta.backend, Backend::Keystore);
     assert_eq!(
-        SessionKeys::new(data.path(), None)
-            .clear(who)
-            .expect("clear"),
+        keys_at(data.path(), None).clear(who).expect("clear"),
         vec![Backend::Keystore]
     );
 }
@@ -467,7 +543,7 @@ fn keyring_entry(who: Address) -> keyring_core::Entry {
 
 fn mock_round_trip() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), None);
+    let keys = keys_at(data.path(), None);
     let who = owner(0x22);
     assert_eq!(keys.preferred_backend(), Backend::Keyring);
 
@@ -487,7 +563,7 @@ fn mock_round_trip() {
     assert_eq!(loaded.address(), signer.address());
     assert_eq!(loaded_meta, meta);
     // A forced keystore does not change where an existing key is read from.
-    let via_keystore = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let via_keystore = keys_at(data.path(), Some(Backend::Keystore));
     assert!(via_keystore.load(who, never_asked).expect("load").is_some());
     #[cfg(unix)]
     assert_eq!(mode(&meta_file(data.path(), who)), 0o600);
@@ -496,11 +572,11 @@ fn mock_round_trip() {
 fn switching_backends_removes_the_stale_copy() {
     let data = tempfile::tempdir().expect("tempdir");
     let who = owner(0x23);
-    SessionKeys::new(data.path(), Some(Backend::Keyring))
+    keys_at(data.path(), Some(Backend::Keyring))
         .generate(who, 2_000, 1_000, never_asked)
         .expect("keyring");
 
-    let (_, meta) = SessionKeys::new(data.path(), Some(Backend::Keystore))
+    let (_, meta) = keys_at(data.path(), Some(Backend::Keystore))
         .generate(who, 2_000, 1_000, pass(PASS))
         .expect("keystore");
     assert_eq!(meta.backend, Backend::Keystore);
@@ -509,7 +585,7 @@ fn switching_backends_removes_the_stale_copy() {
         Err(keyring_core::Error::NoEntry)
     ));
 
-    let (_, meta) = SessionKeys::new(data.path(), None)
+    let (_, meta) = keys_at(data.path(), None)
         .generate(who, 2_000, 1_000, never_asked)
         .expect("keyring again");
     assert_eq!(meta.backend, Backend::Keyring);
@@ -529,7 +605,7 @@ fn failing_keyring_write_falls_back() {
     };
 
     fail_next();
-    let err = SessionKeys::new(data.path(), Some(Backend::Keyring))
+    let err = keys_at(data.path(), Some(Backend::Keyring))
         .generate(who, 2_000, 1_000, never_asked)
         .expect_err("forced");
     assert!(
@@ -538,11 +614,11 @@ fn failing_keyring_write_falls_back() {
     );
 
     fail_next();
-    let (signer, meta) = SessionKeys::new(data.path(), None)
+    let (signer, meta) = keys_at(data.path(), None)
         .generate(who, 2_000, 1_000, pass(PASS))
         .expect("fallback");
     assert_eq!(meta.backend, Backend::Keystore);
-    let (loaded, _) = SessionKeys::new(data.path(), None)
+    let (loaded, _) = keys_at(data.path(), None)
         .load(who, pass(PASS))
         .expect("load")
         .expect("stored");
@@ -551,7 +627,7 @@ fn failing_keyring_write_falls_back() {
 
 fn garbage_in_the_keyring_is_corrupt() {
     let data = tempfile::tempdir().expect("tempdir");
-    let keys = SessionKeys::new(data.path(), None);
+    let keys = keys_at(data.path(), None);
     let who = owner(0x25);
     keys.generate(who, 2_000, 1_000, never_asked)
         .expect("generate");
@@ -571,17 +647,18 @@ fn garbage_in_the_keyring_is_corrupt() {
 fn clear_removes_every_copy() {
     let data = tempfile::tempdir().expect("tempdir");
     let who = owner(0x26);
-    let keys = SessionKeys::new(data.path(), None);
+    let keys = keys_at(data.path(), None);
     keys.generate(who, 2_000, 1_000, never_asked)
         .expect("generate");
     // A keystore copy too, as if an earlier switch had failed to remove it.
-    let other = SessionKeys::new(data.path(), Some(Backend::Keystore));
+    let other = keys_at(data.path(), Some(Backend::Keystore));
     let dir = data.path().join("keys");
     keystore::write(
         &dir,
         &format!("session-{who:#x}.json"),
         &owner(0x01).into_word(),
         &Passphrase::new(PASS.into()),
+        ScryptCost::new(TEST_LOG_N).expect("cost"),
     )
     .expect("stale keystore");
 

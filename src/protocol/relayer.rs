@@ -71,6 +71,29 @@ pub enum RelayerAnswer {
     },
 }
 
+/// What the user should know about a refusal beyond the relayer's own words, if anything.
+/// `nonce_used` is nearly always the local nonce store falling behind the exchange (the
+/// relayer counts every nonce ever used; this client only remembers the ones it handed out).
+pub fn refusal_hint(code: &str) -> Option<&'static str> {
+    match code {
+        // Short enough to survive the 400-character error line and a toast.
+        "nonce_used" => Some(
+            "the nonce store in <data dir>/nonces/ is behind the exchange (data dir copied or \
+             restored, or another client signing for this owner); nothing was queued. Delete \
+             <data dir>/nonces/<owner>.json here so the lane restarts at a random value, then retry",
+        ),
+        _ => None,
+    }
+}
+
+/// A refusal's message, followed by what to do about it where the code has a known remedy.
+pub fn explain_refusal(code: &str, message: &str) -> String {
+    match refusal_hint(code) {
+        Some(hint) => format!("{message}; {hint}"),
+        None => message.to_string(),
+    }
+}
+
 /// Read the error code and message from any answer body, if it is a refusal. A 2xx can still be
 /// a refusal: `ok:false` or a non-null `error` field (§2).
 pub fn refusal(status: u16, body: &Value) -> Option<(String, String)> {
@@ -163,6 +186,8 @@ mod tests {
         assert!(
             matches!(coded, RelayerAnswer::Refused { status: 409, code, .. } if code == "nonce_used")
         );
+        assert!(refusal_hint("nonce_used").is_some_and(|h| h.contains("<data dir>/nonces/")));
+        assert_eq!(refusal_hint("intake_paused"), None);
         let html = decode_answer(502, "<html>").unwrap();
         assert!(matches!(html, RelayerAnswer::Refused { code, .. } if code == "http_502"));
         assert!(

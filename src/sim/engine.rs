@@ -24,6 +24,21 @@ pub const GENESIS_BLOCK: u64 = 47_854_413;
 /// A fixed start for the manual clock, so seeded runs repeat exactly.
 pub const MANUAL_START_MS: u64 = 1_791_862_800_000;
 
+/// At most this many simulated traders. Each is an account with history that grows as it
+/// trades (one acts about every 20 s); a thousand already keeps the queue busier than the real
+/// exchange's, while a hundred million ate memory at 20 MB/s without a word.
+pub const MAX_CROWD: usize = 1_000;
+/// At most an hour of relayer delay: an intent's deadline is at most an hour out (§4.3), so a
+/// longer delay would only expire everything; it also keeps `accepted + delay` far from u64.
+pub const MAX_RELAYER_DELAY_MS: u64 = 3_600_000;
+/// Heartbeats from 100 ms (faster is mostly heartbeat traffic; the old silent clamp) to 60 s
+/// (slower and a client cannot tell a stalled stream from a quiet one for a minute).
+pub const MIN_HEARTBEAT_MS: u64 = 100;
+pub const MAX_HEARTBEAT_MS: u64 = 60_000;
+/// The price-walk step: a zero step would never advance, an hour would never move.
+pub const MIN_TICK_MS: u64 = 10;
+pub const MAX_TICK_MS: u64 = 60_000;
+
 /// How the simulator behaves.
 #[derive(Debug, Clone)]
 pub struct SimConfig {
@@ -56,6 +71,35 @@ impl Default for SimConfig {
             tick_ms: 250,
             initial_lp: 4_500_000 * WAD,
         }
+    }
+}
+
+impl SimConfig {
+    /// Refuse knobs outside their bounds (see the constants above). The command line enforces
+    /// the same ranges in clap; this catches configs built in code (demo, tests, embedders).
+    /// The message names the flag that sets the field (or the field, if no flag does).
+    pub fn check(&self) -> Result<(), String> {
+        let within = |name: &str, value: u64, lo: u64, hi: u64| {
+            if (lo..=hi).contains(&value) {
+                Ok(())
+            } else {
+                Err(format!("{name} must be {lo} to {hi}, got {value}"))
+            }
+        };
+        within("--crowd", self.crowd as u64, 0, MAX_CROWD as u64)?;
+        within(
+            "--relayer-delay-ms",
+            self.relayer_delay_ms,
+            0,
+            MAX_RELAYER_DELAY_MS,
+        )?;
+        within(
+            "--heartbeat-ms",
+            self.heartbeat_ms,
+            MIN_HEARTBEAT_MS,
+            MAX_HEARTBEAT_MS,
+        )?;
+        within("tick_ms", self.tick_ms, MIN_TICK_MS, MAX_TICK_MS)
     }
 }
 
@@ -294,7 +338,7 @@ impl Engine {
             m.short_oi = 0;
         }
         trading.intake = Intake {
-            revision: now_ms * 1000,
+            revision: now_ms.saturating_mul(1000),
             paper_stake_minimum: 1000 * WAD,
             paused_actions: Vec::new(),
             max_net_open_interest: None,
@@ -364,9 +408,14 @@ impl Engine {
     /// Move simulated time to `now_ms`: walk prices, liquidate, settle due intents, let the crowd
     /// trade, record history — one tick at a time.
     pub fn advance(&mut self, now_ms: u64) {
-        while self.last_tick_ms + self.cfg.tick_ms <= now_ms {
-            self.last_tick_ms += self.cfg.tick_ms;
-            self.now_ms = self.last_tick_ms;
+        // Checked: a tick past u64 would wrap to the distant past and loop for ever.
+        while let Some(next) = self
+            .last_tick_ms
+            .checked_add(self.cfg.tick_ms)
+            .filter(|next| *next <= now_ms)
+        {
+            self.last_tick_ms = next;
+            self.now_ms = next;
             self.tick();
         }
         if now_ms > self.now_ms {
@@ -592,5 +641,57 @@ impl Engine {
         if self.history.len() > 576_000 {
             self.history.drain(..1000);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Configs built in code (demo, tests) meet the same bounds as the flags.
+    #[test]
+    fn the_config_check_names_the_knob_out_of_range() {
+        assert_eq!(SimConfig::default().check(), Ok(()));
+        let bad = [
+            (
+                SimConfig {
+                    crowd: 100_000_000,
+                    ..SimConfig::default()
+                },
+                "--crowd",
+            ),
+            (
+                SimConfig {
+                    relayer_delay_ms: u64::MAX,
+                    ..SimConfig::default()
+                },
+                "--relayer-delay-ms",
+            ),
+            (
+                SimConfig {
+                    heartbeat_ms: 10,
+                    ..SimConfig::default()
+                },
+                "--heartbeat-ms",
+            ),
+            (
+                SimConfig {
+                    tick_ms: 0,
+                    ..SimConfig::default()
+                },
+                "tick_ms",
+            ),
+        ];
+        for (cfg, name) in bad {
+            let err = cfg.check().expect_err(name);
+            assert!(err.starts_with(name), "{err}");
+        }
+        let edges = SimConfig {
+            crowd: MAX_CROWD,
+            relayer_delay_ms: MAX_RELAYER_DELAY_MS,
+            heartbeat_ms: MIN_HEARTBEAT_MS,
+            ..SimConfig::default()
+        };
+        assert_eq!(edges.check(), Ok(()));
     }
 }

@@ -45,6 +45,10 @@ pub struct FaultSpec {
     pub drop_intent_answers: Option<u32>,
 }
 
+/// Bounds of `/sim/faults` (see `sim_faults`).
+const MAX_RETRY_AFTER_S: u64 = 86_400;
+const MAX_FAULT_DELAY_MS: u64 = 60_000;
+
 #[derive(Debug, Default)]
 struct Faults {
     read_status: Option<u16>,
@@ -162,6 +166,8 @@ pub struct SimServer {
 impl SimServer {
     /// Bind `addr` (port 0 for any free port) and serve on the current tokio runtime.
     pub async fn start(cfg: SimConfig, addr: SocketAddr) -> std::io::Result<Self> {
+        cfg.check()
+            .map_err(|m| std::io::Error::new(std::io::ErrorKind::InvalidInput, m))?;
         let start_ms = if cfg.manual_clock {
             super::engine::MANUAL_START_MS
         } else {
@@ -886,6 +892,18 @@ async fn sim_faults(State(s): S, body: Bytes) -> Response {
     {
         return control_error("readStatus must be 429 or 5xx");
     }
+    // A day of Retry-After is far past any client's patience (it gives up instead), and a
+    // minute of delay past any client's timeout: enough to test both, no hour-long hangs.
+    if spec.retry_after_s.is_some_and(|s| s > MAX_RETRY_AFTER_S) {
+        return control_error(format!(
+            "retryAfterS must be at most {MAX_RETRY_AFTER_S} seconds"
+        ));
+    }
+    if spec.delay_ms.is_some_and(|ms| ms > MAX_FAULT_DELAY_MS) {
+        return control_error(format!(
+            "delayMs must be at most {MAX_FAULT_DELAY_MS} milliseconds"
+        ));
+    }
     match spec.sse.as_deref() {
         None => {}
         Some("drop") => s.drop_streams.send_modify(|g| *g += 1),
@@ -923,7 +941,7 @@ async fn sim_clock(State(s): S, body: Bytes) -> Response {
         Err(r) => return refusal(r),
     };
     s.with_engine(|e| {
-        let to = e.now_ms() + step;
+        let to = e.now_ms().saturating_add(step);
         e.advance(to);
         ok_json(json!({"ok": true, "nowMs": e.now_ms()}))
     })

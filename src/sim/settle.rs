@@ -69,7 +69,10 @@ impl Engine {
         while self
             .queue
             .front()
-            .is_some_and(|q| q.accepted_ms + self.cfg.relayer_delay_ms <= self.now_ms())
+            // Saturating: a delay near u64::MAX wrapped round to "due at once".
+            .is_some_and(|q| {
+                q.accepted_ms.saturating_add(self.cfg.relayer_delay_ms) <= self.now_ms()
+            })
         {
             let q = self.queue.pop_front().expect("front checked");
             self.settle(q);
@@ -637,5 +640,58 @@ mod tests {
         assert_eq!((s.balance, s.queued, s.queue_node_count), (200 * WAD, 0, 0));
         assert!(e.pool.payout_queue.is_empty());
         assert_eq!(e.pool.lp, 800 * WAD as i128);
+    }
+
+    fn quiet(relayer_delay_ms: u64, start_ms: u64) -> Engine {
+        Engine::new(
+            SimConfig {
+                crowd: 0,
+                relayer_delay_ms,
+                ..SimConfig::default()
+            },
+            start_ms,
+        )
+    }
+
+    fn queue_registration(e: &mut Engine) {
+        let wallet = Address::repeat_byte(3);
+        let now = e.now_ms();
+        e.queue.push_back(Queued {
+            id: B256::repeat_byte(1),
+            wallet,
+            signer: wallet,
+            session_signed: false,
+            accepted_ms: now,
+            deadline: e.now_s() + 3_600,
+            action: QueuedAction::Register {
+                key: Address::repeat_byte(4),
+                expiry: e.now_s() + 86_400,
+            },
+        });
+    }
+
+    /// `accepted + delay` used to wrap for a delay near u64::MAX (or panic in debug builds), so
+    /// the intent settled at once instead of never.
+    #[test]
+    fn a_huge_relayer_delay_does_not_settle_at_once() {
+        let mut e = quiet(u64::MAX, 1_791_862_800_000);
+        queue_registration(&mut e);
+        let later = e.now_ms() + 60_000;
+        e.advance(later);
+        assert_eq!(e.queue.len(), 1, "settled despite the delay");
+        // The same intent with an ordinary delay settles: the test can tell the two apart.
+        let mut e = quiet(1_500, 1_791_862_800_000);
+        queue_registration(&mut e);
+        let later = e.now_ms() + 60_000;
+        e.advance(later);
+        assert!(e.queue.is_empty());
+    }
+
+    /// Moving the clock to the very end of u64 neither wraps the tick loop nor panics.
+    #[test]
+    fn time_at_the_end_of_u64_neither_wraps_nor_panics() {
+        let mut e = quiet(1_500, u64::MAX - 100);
+        e.advance(u64::MAX);
+        assert_eq!(e.now_ms(), u64::MAX);
     }
 }

@@ -85,7 +85,8 @@ async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitReport {
                 true,
             ),
             Ok(Submission::Refused { code, message, .. }) => {
-                (format!("{what} refused ({code}): {message}"), true)
+                let text = crate::protocol::relayer::explain_refusal(code, message);
+                (format!("{what} refused ({code}): {text}"), true)
             }
             Err(e) => (format!("{what}: {e}"), true),
         });

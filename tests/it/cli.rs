@@ -820,3 +820,68 @@ async fn quote_commands_work_against_the_simulator_unchanged() {
     assert_eq!(stdout_json(&ladder)["steps"].as_array().unwrap().len(), 11);
     assert_eq!(stdout_json(&close)["exitPriceRaw"], "828003");
 }
+
+/// Run the binary, failing (not hanging) if it is still running after `limit`: before the
+/// bounds, out-of-range simulator flags were accepted and the simulator served until killed.
+fn run_within(args: &[&str], limit: std::time::Duration) -> std::process::Output {
+    use std::process::{Command, Stdio};
+    let home = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
+        .args(args)
+        .env_clear()
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("PAPERTRADE_TUI_DATA_DIR", home.path().join("data"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + limit;
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{args:?} was accepted: still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// `--crowd 100000000` grew memory at 20 MB/s and `--relayer-delay-ms u64::MAX` wrapped to
+/// "settle at once"; both, and a sub-100 ms heartbeat, are usage errors naming the flag.
+#[test]
+fn out_of_range_simulator_flags_are_refused_by_name() {
+    let max = u64::MAX.to_string();
+    let cases: [(&[&str], &str); 5] = [
+        (&["sim", "--port", "0", "--crowd", "100000000"], "--crowd"),
+        (
+            &["sim", "--port", "0", "--relayer-delay-ms", &max],
+            "--relayer-delay-ms",
+        ),
+        (
+            &["sim", "--port", "0", "--relayer-delay-ms", "3600001"],
+            "--relayer-delay-ms",
+        ),
+        (
+            &["sim", "--port", "0", "--heartbeat-ms", "50"],
+            "--heartbeat-ms",
+        ),
+        (&["demo", "--crowd", "1001"], "--crowd"),
+    ];
+    for (args, flag) in cases {
+        let out = run_within(args, std::time::Duration::from_secs(20));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(flag) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}

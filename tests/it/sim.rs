@@ -891,3 +891,46 @@ async fn settlement_rechecks_what_intake_checked() {
     assert_eq!(s.open_positions.len(), 1);
     assert_eq!((s.funds.reserved_balance, s.balance), (0, 950 * WAD));
 }
+
+/// Configs built in code meet the flags' bounds, and the fault controls are bounded too: a
+/// u64::MAX delay or Retry-After used to be taken as given (issue 15).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_range_configs_and_fault_controls_are_refused() {
+    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let refused = papertrade_tui::sim::SimServer::start(
+        SimConfig {
+            crowd: 0,
+            relayer_delay_ms: u64::MAX,
+            ..SimConfig::default()
+        },
+        loopback,
+    )
+    .await
+    .err()
+    .expect("an hour-plus relayer delay must be refused");
+    assert_eq!(refused.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(
+        refused.to_string().contains("--relayer-delay-ms"),
+        "{refused}"
+    );
+
+    let sim = Sim::manual().await;
+    for (body, field) in [
+        (json!({"retryAfterS": u64::MAX}), "retryAfterS"),
+        (json!({"delayMs": 1_000_000_000_000u64}), "delayMs"),
+    ] {
+        let (status, answer) = sim.post("/sim/faults", &body).await;
+        assert_eq!(status, 400, "{body}: {answer}");
+        assert!(
+            answer["message"].as_str().unwrap_or("").contains(field),
+            "{answer}"
+        );
+    }
+    // At the bounds they are taken.
+    sim.control("/sim/faults", json!({"retryAfterS": 86_400, "delayMs": 0}))
+        .await;
+    let (status, _) = sim
+        .post("/sim/clock", &json!({"advanceMs": u64::MAX.to_string()}))
+        .await;
+    assert_eq!(status, 400);
+}

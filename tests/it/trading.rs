@@ -86,6 +86,9 @@ impl User {
             .env("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS)
             .env("PAPERTRADE_TUI_OWNER_PASSPHRASE", OWNER_PASS)
             .env("PAPERTRADE_TUI_REPORT_SIGNERS", "1")
+            // The cheapest keystore cost keeps the suite fast; the standard one is pinned by
+            // `a_new_keystore_carries_geths_standard_scrypt_parameters`.
+            .env("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "10")
             .stdin(Stdio::null());
         c
     }
@@ -395,6 +398,12 @@ async fn register_with_a_pasted_external_signature() {
 /// Register a key through the CLI, then hand back the session signer for direct posts.
 async fn ready_user(sim: &Sim, usd: u64) -> User {
     let user = User::new(sim);
+    make_ready(sim, &user, usd).await;
+    user
+}
+
+/// Fund the owner, create and register its session key: a signed intent, an audit entry.
+async fn make_ready(sim: &Sim, user: &User, usd: u64) {
     sim.control(
         "/sim/fund",
         json!({"wallet": format!("{:#x}", user.owner()), "amountUsd": usd.to_string()}),
@@ -409,7 +418,6 @@ async fn ready_user(sim: &Sim, usd: u64) -> User {
         "--yes",
     ])
     .await;
-    user
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1490,5 +1498,132 @@ async fn watching_a_crowd_wallet_in_the_ui_is_read_only() {
     assert!(
         screen.contains("signers-constructed: 0"),
         "signer probe missing"
+    );
+}
+
+#[cfg(unix)]
+fn mode_of(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::symlink_metadata(path)
+        .unwrap()
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+#[cfg(unix)]
+fn chmod(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// A data dir the user hands in keeps its mode through a signed intent (the audit log used to
+/// chmod it 0700: `--data-dir /tmp` would have locked everyone else out of /tmp). Only our
+/// own subdirectories and the audit file are made private. Also with a sticky 1777 dir.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handed_in_data_dir_keeps_its_mode_after_a_signed_intent() {
+    let sim = live_sim().await;
+    for handed_in in [0o755, 0o1777] {
+        let user = User::new(&sim);
+        std::fs::create_dir(user.data()).unwrap();
+        chmod(&user.data(), handed_in);
+        make_ready(&sim, &user, 100).await;
+        let data = user.data();
+        let audit = std::fs::read_to_string(data.join("audit.jsonl")).unwrap();
+        assert!(audit.contains("\"signed\""), "a signed intent was audited");
+        assert_eq!(mode_of(&data), handed_in, "the data dir's mode changed");
+        for ours in ["keys", "nonces", "logs"] {
+            assert_eq!(mode_of(&data.join(ours)), 0o700, "{ours}/");
+        }
+        assert_eq!(mode_of(&data.join("audit.jsonl")), 0o600);
+    }
+}
+
+/// In a world-writable dir without the sticky bit anyone could swap our files: refused.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_world_writable_data_dir_without_the_sticky_bit_is_refused() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    std::fs::create_dir(user.data()).unwrap();
+    chmod(&user.data(), 0o777);
+    let out = user.run(&["key", "new"]).await;
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("writable by every user") && err.contains("sticky bit"),
+        "{err}"
+    );
+    assert!(
+        !user.data().join("keys").exists(),
+        "nothing was written there"
+    );
+    assert_eq!(mode_of(&user.data()), 0o777);
+}
+
+/// The keystore cost comes from PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N, bounded, named in errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_keystore_cost_comes_from_the_environment() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    let mut c = user.command(&["key", "new"]);
+    c.env("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "5");
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut c = user.command(&["key", "new"]);
+    c.env("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "11");
+    let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+        .await
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let file = user
+        .data()
+        .join("keys")
+        .join(format!("session-{:#x}.json", user.owner()));
+    let keystore: Value = serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap();
+    assert_eq!(keystore["crypto"]["kdfparams"]["n"], 2048);
+}
+
+/// A data dir restored from a backup (or copied from another machine) hands out a nonce the
+/// exchange has seen: the refusal says why and what to do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reused_nonce_explains_the_stale_nonce_store() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let nonces = user
+        .data()
+        .join("nonces")
+        .join(format!("{:#x}.json", user.owner()));
+    let backup = std::fs::read(&nonces).unwrap();
+    let open = [
+        "open",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "10",
+        "--leverage",
+        "100",
+        "--yes",
+    ];
+    let first = user.run(&open).await;
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    std::fs::write(&nonces, backup).unwrap();
+    let again = user.run(&open).await;
+    let err = text(&again.stderr);
+    assert_eq!(again.status.code(), Some(3), "{err}");
+    assert!(err.contains("nonce_used"), "{err}");
+    assert!(
+        err.contains("<data dir>/nonces/") && err.contains("copied"),
+        "the refusal must explain the stale nonce store: {err}"
     );
 }
