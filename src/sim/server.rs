@@ -43,6 +43,9 @@ pub struct FaultSpec {
     pub delay_ms: Option<u64>,
     /// Queue the next N intents but drop their answers (the connection fails mid-answer).
     pub drop_intent_answers: Option<u32>,
+    /// Leave these markets (symbols) out of `/state/trading`, as an exchange that stopped
+    /// listing one would, while positions in them stay open.
+    pub unlisted_markets: Option<Vec<String>>,
 }
 
 /// Bounds of `/sim/faults` (see `sim_faults`).
@@ -56,6 +59,7 @@ struct Faults {
     retry_after_s: Option<u64>,
     delay_ms: u64,
     drop_intent_answers: u32,
+    unlisted_markets: Vec<String>,
 }
 
 /// State shared by every request.
@@ -380,7 +384,24 @@ async fn trading(State(s): S, headers: HeaderMap, RawQuery(q): RawQuery) -> Resp
     if let Err(r) = read_gate(&s, &headers, q.as_deref(), &[]).await {
         return r;
     }
-    ok_json(s.with_engine(|e| e.trading.to_wire()))
+    let unlisted = s
+        .faults
+        .lock()
+        .expect("faults lock")
+        .unlisted_markets
+        .clone();
+    let mut wire = s.with_engine(|e| e.trading.to_wire());
+    if !unlisted.is_empty()
+        && let Some(list) = wire.get_mut("instruments").and_then(|v| v.as_array_mut())
+    {
+        // Instruments are tuples; the symbol is the second field (§3.1).
+        list.retain(|i| {
+            i.get(1)
+                .and_then(|v| v.as_str())
+                .is_none_or(|sym| !unlisted.iter().any(|u| u.eq_ignore_ascii_case(sym)))
+        });
+    }
+    ok_json(wire)
 }
 
 async fn summary(State(s): S, headers: HeaderMap, RawQuery(q): RawQuery) -> Response {
@@ -917,6 +938,7 @@ async fn sim_faults(State(s): S, body: Bytes) -> Response {
         retry_after_s: spec.retry_after_s,
         delay_ms: spec.delay_ms.unwrap_or(0),
         drop_intent_answers: spec.drop_intent_answers.unwrap_or(0),
+        unlisted_markets: spec.unlisted_markets.unwrap_or_default(),
     };
     ok_json(json!({"ok": true}))
 }

@@ -840,6 +840,52 @@ async fn exit_status_follows_the_outcome() {
     assert_eq!(one_doc(&out)["outcome"], "failed");
 }
 
+/// A position in a market `/state/trading` stopped listing is still shown by `positions`, with
+/// what needs the market's parameters marked unknown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_position_in_an_unlisted_market_is_listed() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    let opened = user
+        .json(&[
+            "open",
+            "--market",
+            "ETH",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "25",
+            "--yes",
+        ])
+        .await;
+    let id = opened["position"]["positionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    sim.control("/sim/faults", json!({"unlistedMarkets": ["ETH"]}))
+        .await;
+    let v = user.json(&["positions"]).await;
+    let rows = v["positions"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{v}");
+    assert_eq!(rows[0]["positionId"], id.as_str());
+    assert_eq!(rows[0]["marketListed"], false);
+    assert_eq!(rows[0]["market"], "#1");
+    assert!(
+        rows[0].get("closeNetPnlUsd").is_none(),
+        "nothing is guessed: {v}"
+    );
+    let out = user.run(&["positions"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let table = text(&out.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.contains(&id))
+        .unwrap_or_else(|| panic!("no row for #{id}:\n{table}"));
+    assert!(row.contains("market not listed"), "{row}");
+}
+
 /// `close --all` leaves out a position whose close is already queued (the relayer would refuse
 /// the whole batch `position_closing`) and says so; the others close.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
