@@ -2,6 +2,7 @@
 
 mod cli;
 mod properties;
+mod readme;
 mod sim;
 mod simkit;
 mod support;
