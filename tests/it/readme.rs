@@ -1,0 +1,1366 @@
+//! The README's promise, "every command line in the README runs as written": each command line
+//! of its ```sh blocks, and each `papertrade-tui …` quoted in its prose, is read from README.md,
+//! its placeholders are filled from one table, and it is run with the real binary against an
+//! in-process simulator — in a pseudo-terminal where the command opens the terminal UI or asks
+//! for a confirmation, and stopped with Ctrl-C where it serves until then.
+//!
+//! A new README line is covered without touching this file; one with a placeholder the table
+//! does not know, or a program this file has no rule for, fails and says what to add.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use alloy_primitives::Address;
+use alloy_signer_local::PrivateKeySigner;
+use papertrade_tui::sim::SimConfig;
+use serde_json::Value;
+
+use crate::simkit::Sim;
+
+const README: &str = include_str!("../../README.md");
+const BIN: &str = env!("CARGO_BIN_EXE_papertrade-tui");
+const SESSION_PASS: &str = "readme session passphrase";
+const OWNER_PASS: &str = "readme owner passphrase";
+/// `cast wallet new DIR` names its file by a fresh UUID; this stands for it.
+const KEYSTORE_FILE: &str = "3b8f5a5e-6c1d-4f0e-9d62-8a4c2e7b1f90";
+
+/// One placeholder of the README and what stands for it here.
+struct Placeholder {
+    text: &'static str,
+    means: &'static str,
+    value: fn(&World) -> Result<String, String>,
+}
+
+/// Every placeholder the README's command lines use, each with a real value from this test's
+/// simulator or machine. Matched where it stands as a whole word (not inside a longer one),
+/// longest first. A line with a placeholder not listed here fails the test; an entry no line
+/// uses fails it too, so the table follows the README.
+const PLACEHOLDERS: &[Placeholder] = &[
+    Placeholder {
+        text: "0xYourWallet",
+        means: "the reader's wallet: the owner the walkthrough funds, whose keystore it creates",
+        value: |w| Ok(w.owner.address().to_checksum(None)),
+    },
+    Placeholder {
+        text: "0xyourwallet",
+        means: "the same wallet, lowercase as the simulator's controls want it",
+        value: |w| Ok(format!("{:#x}", w.owner.address())),
+    },
+    Placeholder {
+        text: "0xAnyWallet",
+        means: "any wallet to watch: a crowd trader of the simulator",
+        value: |w| Ok(format!("{:#x}", w.crowd)),
+    },
+    Placeholder {
+        text: "0x…",
+        means: "a wallet named in prose (`--watch 0x…`): the same crowd trader",
+        value: |w| Ok(format!("{:#x}", w.crowd)),
+    },
+    Placeholder {
+        text: "0x1479…9325",
+        means: "the `user` of the typed-data example: the owner",
+        value: |w| Ok(format!("{:#x}", w.owner.address())),
+    },
+    Placeholder {
+        text: "0x2c75…5c23",
+        means: "the session key that will sign the typed data: any address",
+        value: |w| Ok(format!("{:#x}", w.signer)),
+    },
+    Placeholder {
+        text: "<file>",
+        means: "the keystore file `cast wallet new` made in ~/.papertrade-owner",
+        value: |_| Ok(KEYSTORE_FILE.to_string()),
+    },
+    Placeholder {
+        text: "400013",
+        means: "the position the walkthrough's `open` made (its only open position)",
+        value: |w| {
+            let ids = w.sim.server.shared.with_engine(|e| {
+                e.account(w.owner.address())
+                    .map(|a| {
+                        a.state
+                            .open_positions
+                            .iter()
+                            .map(|p| p.id.to_string())
+                            .collect::<Vec<_>>()
+                    })
+                    .unwrap_or_default()
+            });
+            match ids.as_slice() {
+                [id] => Ok(id.clone()),
+                other => Err(format!(
+                    "expected exactly one open position of the owner, found {other:?}"
+                )),
+            }
+        },
+    },
+    Placeholder {
+        text: "--port 8787",
+        means: "a standalone simulator's port: any free one, so runs never collide",
+        value: |_| Ok("--port 0".to_string()),
+    },
+    Placeholder {
+        text: "8787",
+        means: "the port of the simulator the other lines talk to: the in-process one",
+        value: |w| Ok(w.sim.server.addr.port().to_string()),
+    },
+    Placeholder {
+        text: "N",
+        means: "a seed",
+        value: |_| Ok("7".to_string()),
+    },
+];
+
+/// What the README's prose says a command line prints, checked on that line's output:
+/// (a piece of the line as written, strings its stdout must contain).
+const CLAIMS: &[(&str, &[&str])] = &[(
+    "--entry 82800.3 --move 0.1 --json",
+    // "The last one reproduces the published example exactly: bust 82674, adjustedPnlUsd
+    // 36.99, winFeeUsd 0.74, netPnlUsd 36.25."
+    &["82674", "36.99", "0.74", "36.25"],
+)];
+
+/// A command line as the README has it.
+#[derive(Debug, Clone)]
+struct Source {
+    /// The README line it starts on (1-based).
+    at: usize,
+    /// As written, `\` continuations joined.
+    text: String,
+    /// The lines of one ```sh block are typed into one terminal: an `export` there applies to
+    /// the lines after it. Each prose command is a block of its own.
+    block: usize,
+}
+
+/// Every command line of README.md: the ```sh blocks' lines and the prose's
+/// `papertrade-tui …` spans.
+fn command_lines(readme: &str) -> Vec<Source> {
+    let mut out = Vec::new();
+    let mut block = 0;
+    let mut in_shell: Option<bool> = None;
+    let mut pending: Option<(usize, String)> = None;
+    let mut paragraph: Vec<(usize, &str)> = Vec::new();
+    for (i, line) in readme.lines().enumerate() {
+        let at = i + 1;
+        let fence = line.trim_start().starts_with("```");
+        match in_shell {
+            None if fence => {
+                prose_commands(&paragraph, &mut block, &mut out);
+                paragraph.clear();
+                let lang = line.trim_start().trim_start_matches('`').trim();
+                in_shell = Some(matches!(lang, "sh" | "bash" | "shell"));
+                block += 1;
+            }
+            None if line.trim().is_empty() => {
+                prose_commands(&paragraph, &mut block, &mut out);
+                paragraph.clear();
+            }
+            None => paragraph.push((at, line)),
+            Some(_) if fence => {
+                assert!(
+                    pending.is_none(),
+                    "README.md:{at}: a `\\` continues into the fence"
+                );
+                in_shell = None;
+            }
+            Some(false) => {}
+            Some(true) => {
+                // A continued line goes on after one space, as the shell sees it.
+                let (start, mut text, line) = match pending.take() {
+                    Some((start, text)) => (start, text, line.trim_start()),
+                    None => (at, String::new(), line),
+                };
+                match line.trim_end().strip_suffix('\\') {
+                    Some(head) => {
+                        text.push_str(head.trim_end());
+                        text.push(' ');
+                        pending = Some((start, text));
+                    }
+                    None => {
+                        text.push_str(line);
+                        let text = text.trim().to_string();
+                        if !text.is_empty() {
+                            out.push(Source {
+                                at: start,
+                                text,
+                                block,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    prose_commands(&paragraph, &mut block, &mut out);
+    out
+}
+
+/// The `papertrade-tui …` code spans of one paragraph (a span may run over a line break).
+fn prose_commands(paragraph: &[(usize, &str)], block: &mut usize, out: &mut Vec<Source>) {
+    let mut span: Option<(usize, String)> = None;
+    for (at, line) in paragraph {
+        for (n, piece) in line.split('`').enumerate() {
+            // Pieces alternate outside/inside a span; the first of a line continues the state.
+            if n > 0 {
+                span = match span.take() {
+                    None => Some((*at, String::new())),
+                    Some((start, text)) => {
+                        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+                        if text == "papertrade-tui" || text.starts_with("papertrade-tui ") {
+                            *block += 1;
+                            out.push(Source {
+                                at: start,
+                                text,
+                                block: *block,
+                            });
+                        }
+                        None
+                    }
+                };
+            }
+            if let Some((_, text)) = &mut span {
+                text.push_str(piece);
+                text.push(' ');
+            }
+        }
+    }
+}
+
+/// The line without its `# comment` (a `#` that starts a word outside quotes, as in sh), and
+/// the comment.
+fn split_comment(line: &str) -> (&str, &str) {
+    let mut quote = None;
+    let mut word_start = true;
+    let mut escaped = false;
+    for (i, c) in line.char_indices() {
+        if escaped {
+            escaped = false;
+        } else if let Some(q) = quote {
+            if c == q {
+                quote = None;
+            } else if c == '\\' && q == '"' {
+                escaped = true;
+            }
+        } else if c == '#' && word_start {
+            return (line[..i].trim_end(), line[i + 1..].trim());
+        } else if c == '\'' || c == '"' {
+            quote = Some(c);
+        } else if c == '\\' {
+            escaped = true;
+        }
+        word_start = quote.is_none() && c.is_whitespace();
+    }
+    (line, "")
+}
+
+/// The exit status a line's comment announces ("… exits 2"), else 0.
+/// Only "exits N", "exit N" and "exit status N" count, N a whole word: "one exit, +0.1%" and
+/// "exit at 2450.5" say nothing about the status.
+fn expected_status(comment: &str) -> i32 {
+    let words: Vec<&str> = comment
+        .split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':' | '.' | ')' | '('))
+        .filter(|w| !w.is_empty())
+        .collect();
+    for (i, w) in words.iter().enumerate() {
+        if !matches!(*w, "exit" | "exits") {
+            continue;
+        }
+        let next = match words.get(i + 1) {
+            Some(&"status" | &"code") => words.get(i + 2),
+            other => other,
+        };
+        if let Some(n) = next.and_then(|n| n.parse().ok()) {
+            return n;
+        }
+    }
+    0
+}
+
+/// A synopsis (`sim --port 8787 [--seed N] [--crowd 12]`) as the two command lines it stands
+/// for: without any optional part and with every one. A line without `[…]` is itself.
+fn synopsis_variants(line: &str) -> Result<Vec<String>, String> {
+    let (mut bare, mut full) = (String::new(), String::new());
+    let mut quote = None;
+    let mut optional = false;
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '[') if optional => return Err("nested `[` in a synopsis".into()),
+            (None, '[') => {
+                optional = true;
+                continue;
+            }
+            (None, ']') if !optional => return Err("`]` without `[`".into()),
+            (None, ']') => {
+                optional = false;
+                continue;
+            }
+            (None, _) => {}
+        }
+        full.push(c);
+        if !optional {
+            bare.push(c);
+        }
+    }
+    if optional {
+        return Err("`[` without `]`".into());
+    }
+    let squeeze = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (bare, full) = (squeeze(bare), squeeze(full));
+    Ok(if bare == full {
+        vec![full]
+    } else {
+        vec![bare, full]
+    })
+}
+
+/// `text` with every placeholder of the table that stands as a whole word replaced, longest
+/// first (so `--port 8787` wins over `8787`); the placeholders used are added to `used`.
+fn substitute(text: &str, world: &World, used: &mut Vec<&'static str>) -> Result<String, String> {
+    let mut order: Vec<&Placeholder> = PLACEHOLDERS.iter().collect();
+    order.sort_by_key(|p| std::cmp::Reverse(p.text.len()));
+    let mut out = text.to_string();
+    for p in order {
+        let mut from = 0;
+        while let Some(i) = out[from..].find(p.text).map(|i| i + from) {
+            let end = i + p.text.len();
+            let word_char = |c: char| c.is_alphanumeric() || c == '_';
+            let before = out[..i].chars().next_back().is_some_and(word_char);
+            let after = out[end..].chars().next().is_some_and(word_char);
+            if before || after {
+                from = end;
+                continue;
+            }
+            let value = (p.value)(world).map_err(|e| format!("{} ({}): {e}", p.text, p.means))?;
+            out.replace_range(i..end, &value);
+            from = i + value.len();
+            used.push(p.text);
+        }
+    }
+    Ok(out)
+}
+
+/// Split like sh: whitespace separates words, '…' is literal, "…" keeps `\"` `\\` `\$` escapes,
+/// a backslash outside quotes escapes the next character, and `~/` starting a word is $HOME.
+/// Shell syntax the README has no business using (pipes, redirections, substitutions, globs)
+/// is refused, so a line that needs a real shell is noticed rather than run differently.
+fn shell_words(line: &str, home: &Path) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if let Some(w) = word.take() {
+                    words.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => w.push(c),
+                        None => return Err("unclosed '".into()),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') if matches!(chars.peek(), Some('"' | '\\' | '$' | '`')) => {
+                            w.push(chars.next().unwrap())
+                        }
+                        Some('$' | '`') => return Err("substitution inside \"…\"".into()),
+                        Some(c) => w.push(c),
+                        None => return Err("unclosed \"".into()),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => return Err("a trailing `\\`".into()),
+            },
+            '~' if word.is_none() && matches!(chars.peek(), Some('/') | None) => {
+                word = Some(home.display().to_string());
+            }
+            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' | '*' | '?' | '[' | ']' | '{'
+            | '}' => return Err(format!("shell syntax `{c}` this test does not interpret")),
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    Ok(words)
+}
+
+/// A placeholder left in a word after substitution, if any: `…`, `<…>`, `0x` followed by what is
+/// not hex, or a word in capitals (`N`, `PATH`) that is not a market symbol.
+fn leftover_placeholder(word: &str, markets: &[String]) -> Option<String> {
+    if word.contains('…') || word.find('<').is_some_and(|i| word[i..].contains('>')) {
+        return Some(word.to_string());
+    }
+    let bytes = word.as_bytes();
+    for (i, _) in word.match_indices("0x") {
+        if i > 0 && bytes[i - 1].is_ascii_alphanumeric() {
+            continue;
+        }
+        let run: String = word[i + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric())
+            .collect();
+        if run.chars().any(|c| !c.is_ascii_hexdigit()) {
+            return Some(format!("0x{run}"));
+        }
+    }
+    let capitals = word.starts_with(|c: char| c.is_ascii_uppercase())
+        && word
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    (capitals && !markets.iter().any(|m| m == word)).then(|| word.to_string())
+}
+
+/// The flags before the subcommand that take a value (global flags and the UI's prefill).
+const VALUE_FLAGS: &[&str] = &[
+    "--api",
+    "--info-url",
+    "--data-dir",
+    "--owner",
+    "--key-backend",
+    "--watch",
+    "--market",
+    "--side",
+    "--margin",
+    "--leverage",
+];
+
+/// The subcommand's position in the binary's arguments, if any.
+fn subcommand(args: &[String]) -> Option<usize> {
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].as_str();
+        if !a.starts_with('-') {
+            return Some(i);
+        }
+        i += if VALUE_FLAGS.contains(&a) { 2 } else { 1 };
+    }
+    None
+}
+
+/// How a run of the binary is carried out and judged.
+#[derive(Debug, Clone)]
+enum How {
+    /// The terminal UI in a pseudo-terminal: its first frame shows this mode badge, `q` quits.
+    Ui(&'static str),
+    /// A writing command without `--yes`, in a pseudo-terminal: it restates, asks, `y` answers.
+    Confirm,
+    /// Serves until Ctrl-C: wait for it to say so (and answer HTTP when `probe`), then SIGINT.
+    Serve { probe: bool },
+    /// Runs to completion.
+    Once,
+}
+
+/// What running one command line means.
+#[derive(Debug)]
+enum Action {
+    /// `export A=B …`: the block's later lines get these variables.
+    Export(Vec<(String, String)>),
+    /// `cast wallet new DIR`: a Web3 Secret Storage keystore of the owner in DIR (cast itself
+    /// is not on this machine and would ask for a password).
+    Keystore(PathBuf),
+    /// `curl …`: the real curl when it is installed, else the same request made here.
+    Curl(Vec<String>),
+    /// `cargo test --locked`: this test is one of the tests it runs.
+    ThisTest,
+    /// The binary (`papertrade-tui X` or `cargo run -- X`), run once per way it is meant to run.
+    Binary(Vec<String>, Vec<How>),
+}
+
+fn action(words: &[String], home: &Path) -> Result<Action, String> {
+    let w: Vec<&str> = words.iter().map(String::as_str).collect();
+    let binary = |args: &[String]| {
+        let args = args.to_vec();
+        let sub = subcommand(&args);
+        let name = sub.map(|i| args[i].as_str());
+        let has = |f: &str| args.iter().any(|a| a == f);
+        let writes = match name {
+            Some("open" | "close" | "cancel" | "withdraw") => true,
+            Some("key") => sub
+                .and_then(|i| args.get(i + 1))
+                .is_some_and(|a| a == "register"),
+            _ => false,
+        };
+        let hows = match name {
+            None if has("--watch") => vec![How::Ui("WATCH")],
+            None => vec![How::Ui("LIVE")],
+            // With a terminal the demo opens the UI; without one it prints and serves.
+            Some("demo") => vec![How::Ui("DEMO"), How::Serve { probe: true }],
+            Some("sim") => vec![How::Serve { probe: true }],
+            Some("positions") if has("--follow") => vec![How::Serve { probe: false }],
+            Some(_) if writes && !has("--yes") => vec![How::Confirm],
+            Some(_) => vec![How::Once],
+        };
+        Action::Binary(args, hows)
+    };
+    Ok(match w.as_slice() {
+        ["papertrade-tui", ..] => binary(&words[1..]),
+        ["cargo", "run", rest @ ..] => match rest.iter().position(|a| *a == "--") {
+            Some(i) => binary(&words[3 + i..]),
+            None if rest.is_empty() => binary(&[]),
+            None => return Err("`cargo run` with flags of its own: teach readme.rs".into()),
+        },
+        ["cargo", "test", ..] => Action::ThisTest,
+        ["export", assignments @ ..] => Action::Export(
+            assignments
+                .iter()
+                .map(|a| {
+                    a.split_once('=')
+                        .map(|(k, v)| (k.to_string(), v.to_string()))
+                        .ok_or_else(|| format!("`export {a}` sets nothing"))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        ["cast", "wallet", "new", dir] => Action::Keystore(PathBuf::from(dir)),
+        ["curl", ..] => Action::Curl(words[1..].to_vec()),
+        _ => {
+            return Err(format!(
+                "readme.rs has no rule for running `{}` lines (home {}): add one to `action`",
+                w.first().unwrap_or(&""),
+                home.display()
+            ));
+        }
+    })
+}
+
+/// A user's machine: an empty home. Its config keeps the session key in the keystore file, so
+/// the test never writes to a real OS keyring where one is reachable.
+struct Machine {
+    home: tempfile::TempDir,
+}
+
+impl Machine {
+    fn new() -> Self {
+        let home = tempfile::tempdir().unwrap();
+        let config = home.path().join(".config/papertrade-tui");
+        std::fs::create_dir_all(&config).unwrap();
+        std::fs::write(config.join("config.toml"), "key_backend = \"keystore\"\n").unwrap();
+        Self { home }
+    }
+
+    fn home(&self) -> &Path {
+        self.home.path()
+    }
+}
+
+struct World {
+    sim: Sim,
+    /// Where every line runs, but the demos (see `run_binary`).
+    machine: Machine,
+    owner: PrivateKeySigner,
+    crowd: Address,
+    signer: Address,
+    markets: Vec<String>,
+    curl: Option<PathBuf>,
+    used: Mutex<Vec<&'static str>>,
+}
+
+impl World {
+    /// The environment of every command: the machine's home, the simulator's URLs (which a
+    /// line's `--api` or `export` overrides), and the two passphrases in their documented
+    /// variables, standing for what the reader types at the prompts.
+    fn env(&self, home: &Path) -> Vec<(String, String)> {
+        [
+            ("PATH", "/usr/bin:/bin".to_string()),
+            ("HOME", home.display().to_string()),
+            ("PAPERTRADE_API_URL", self.sim.server.base_url()),
+            ("PAPERTRADE_INFO_URL", self.sim.server.info_url()),
+            ("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS.to_string()),
+            ("PAPERTRADE_TUI_OWNER_PASSPHRASE", OWNER_PASS.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+}
+
+/// What one run did, for the summary and, when it went wrong, the report.
+struct Run {
+    source: Source,
+    how: String,
+    argv: Vec<String>,
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+    problem: Option<String>,
+    took: Duration,
+}
+
+impl Run {
+    fn new(source: &Source, how: impl Into<String>, argv: Vec<String>) -> Self {
+        Self {
+            source: source.clone(),
+            how: how.into(),
+            argv,
+            status: None,
+            stdout: String::new(),
+            stderr: String::new(),
+            problem: None,
+            took: Duration::ZERO,
+        }
+    }
+
+    fn fail(mut self, problem: impl Into<String>) -> Self {
+        self.problem.get_or_insert(problem.into());
+        self
+    }
+
+    fn report(&self) -> String {
+        let tail = |s: &str| {
+            let s = s.trim_end();
+            let cut = s.len().saturating_sub(4000);
+            let cut = (cut..=s.len()).find(|&i| s.is_char_boundary(i)).unwrap();
+            s[cut..].to_string()
+        };
+        format!(
+            "README.md:{} ({}): {}\n  problem: {}\n  argv: {:?}\n  exit status: {}\n  stdout (in a terminal: the screen):\n{}\n  stderr:\n{}\n",
+            self.source.at,
+            self.how,
+            self.source.text,
+            self.problem.as_deref().unwrap_or("none"),
+            self.argv,
+            self.status
+                .map_or("none (did not exit or was signalled)".into(), |s| s
+                    .to_string()),
+            tail(&self.stdout),
+            tail(&self.stderr),
+        )
+    }
+}
+
+/// Run the lines of one block in order, in one terminal's environment.
+fn run_block(sources: &[Source], world: &World) -> Vec<Run> {
+    let mut exports: Vec<(String, String)> = Vec::new();
+    let mut runs = Vec::new();
+    for source in sources {
+        runs.extend(run_line(source, world, &mut exports));
+    }
+    runs
+}
+
+fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>) -> Vec<Run> {
+    let (line, comment) = split_comment(&source.text);
+    let expect = expected_status(comment);
+    let variants = match synopsis_variants(line) {
+        Ok(v) => v,
+        Err(e) => return vec![Run::new(source, "unparsed", vec![]).fail(e)],
+    };
+    let mut runs = Vec::new();
+    for variant in variants {
+        let mut used = Vec::new();
+        let text = match substitute(&variant, world, &mut used) {
+            Ok(t) => t,
+            Err(e) => {
+                runs.push(Run::new(source, "unsubstituted", vec![]).fail(e));
+                continue;
+            }
+        };
+        world.used.lock().unwrap().extend(used);
+        let home = world.machine.home();
+        let words = match shell_words(&text, home) {
+            Ok(w) => w,
+            Err(e) => {
+                runs.push(Run::new(source, "unparsed", vec![text]).fail(e));
+                continue;
+            }
+        };
+        if let Some(p) = words
+            .iter()
+            .find_map(|w| leftover_placeholder(w, &world.markets))
+        {
+            runs.push(Run::new(source, "placeholder", words.clone()).fail(format!(
+                "`{p}` looks like a placeholder the table does not know: add it to PLACEHOLDERS in \
+                 tests/it/readme.rs with a real value from the simulator or the test's machine"
+            )));
+            continue;
+        }
+        if words.is_empty() {
+            // A comment alone (`# terminal 1`) says where the next lines are typed.
+            continue;
+        }
+        let act = match action(&words, home) {
+            Ok(a) => a,
+            Err(e) => {
+                runs.push(Run::new(source, "unknown", words).fail(e));
+                continue;
+            }
+        };
+        let started = Instant::now();
+        let mut done = match act {
+            Action::Export(vars) => {
+                exports.extend(vars);
+                vec![Run::new(source, "export", words)]
+            }
+            Action::Keystore(dir) => vec![make_keystore(source, words, &dir, world)],
+            Action::Curl(args) => vec![run_curl(source, args, world)],
+            Action::ThisTest => vec![Run::new(source, "this test's own run", words)],
+            Action::Binary(args, hows) => hows
+                .into_iter()
+                .map(|how| {
+                    let t = Instant::now();
+                    let mut run = run_binary(source, &args, how, expect, world, exports);
+                    run.took = t.elapsed();
+                    run
+                })
+                .collect(),
+        };
+        for run in &mut done {
+            if run.took.is_zero() {
+                run.took = started.elapsed();
+            }
+        }
+        runs.extend(done);
+    }
+    runs
+}
+
+fn make_keystore(source: &Source, words: Vec<String>, dir: &Path, world: &World) -> Run {
+    let run = Run::new(source, "keystore (for cast)", words);
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return run.fail(format!("cannot create {}: {e}", dir.display()));
+    }
+    match PrivateKeySigner::encrypt_keystore(
+        dir,
+        &mut rand::thread_rng(),
+        world.owner.to_bytes(),
+        OWNER_PASS,
+        Some(KEYSTORE_FILE),
+    ) {
+        Ok(_) => run,
+        Err(e) => run.fail(format!("keystore: {e}")),
+    }
+}
+
+/// A plain HTTP/1.1 request on loopback; the status and the body.
+fn http(url: &str, body: Option<&str>) -> Result<(u16, String), String> {
+    let rest = url.strip_prefix("http://").unwrap_or(url);
+    let (host, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let mut s = TcpStream::connect(host.replace("localhost", "127.0.0.1"))
+        .map_err(|e| format!("connect {host}: {e}"))?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let request = match body {
+        Some(b) => format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\r\n{b}",
+            b.len()
+        ),
+        None => format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"),
+    };
+    s.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    s.read_to_string(&mut answer).map_err(|e| e.to_string())?;
+    let status = answer
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .ok_or_else(|| format!("not an HTTP answer: {answer:?}"))?;
+    let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+    Ok((status, body.to_string()))
+}
+
+fn run_curl(source: &Source, args: Vec<String>, world: &World) -> Run {
+    let mut run = Run::new(source, "curl", args.clone());
+    if let Some(curl) = &world.curl {
+        let out = Command::new(curl)
+            .args(&args)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", world.machine.home())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        run.status = out.status.code();
+        run.stdout = text(&out.stdout);
+        run.stderr = text(&out.stderr);
+    } else {
+        // The same request curl would make: `-d DATA` is a POST of DATA (as a form, like curl).
+        let mut data = None;
+        let mut url = None;
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match a.as_str() {
+                "-s" | "--silent" => {}
+                "-d" | "--data" => data = it.next().cloned(),
+                a if !a.starts_with('-') => url = Some(a.to_string()),
+                a => return run.fail(format!("curl flag {a} has no stand-in here")),
+            }
+        }
+        let Some(url) = url else {
+            return run.fail("curl without a URL");
+        };
+        match http(&url, data.as_deref()) {
+            Ok((_, body)) => {
+                run.status = Some(0);
+                run.stdout = body;
+            }
+            Err(e) => return run.fail(e),
+        }
+    }
+    if run.status != Some(0) {
+        return run.fail("curl failed");
+    }
+    // The practice controls answer {"ok": true, …} when they did what was asked.
+    match serde_json::from_str::<Value>(&run.stdout) {
+        Ok(v) if v["ok"] == true => run,
+        _ => run.fail("the answer is not {\"ok\": true, …}"),
+    }
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Wait for `child` until `deadline`; kill it past that.
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Collect a pipe's bytes on a thread.
+fn collect(
+    mut pipe: impl Read + Send + 'static,
+) -> (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let sink = buf.clone();
+    let handle = std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        while let Ok(n) = pipe.read(&mut chunk) {
+            if n == 0 {
+                break;
+            }
+            sink.lock().unwrap().extend_from_slice(&chunk[..n]);
+        }
+    });
+    (buf, handle)
+}
+
+fn run_binary(
+    source: &Source,
+    args: &[String],
+    how: How,
+    expect: i32,
+    world: &World,
+    exports: &[(String, String)],
+) -> Run {
+    // A demo keeps its practice wallet in `<data dir>/demo/`, which a second demo at the same
+    // time would overwrite: each demo run gets a machine of its own.
+    let own;
+    let home = if subcommand(args).is_some_and(|i| args[i] == "demo") {
+        own = Machine::new();
+        own.home()
+    } else {
+        world.machine.home()
+    };
+    let mut env = world.env(home);
+    env.extend(exports.iter().cloned());
+    let label = match &how {
+        How::Ui(badge) => format!("terminal UI ({badge})"),
+        How::Confirm => "asks, answered y".into(),
+        How::Serve { .. } => "serves until Ctrl-C".into(),
+        How::Once => "runs to completion".into(),
+    };
+    let run = Run::new(source, label, args.to_vec());
+    let mut run = match how {
+        How::Ui(badge) => in_terminal(run, args, &env, Some(badge)),
+        How::Confirm => in_terminal(run, args, &env, None),
+        How::Serve { probe } => serve(run, args, &env, probe),
+        How::Once => once(run, args, &env, expect),
+    };
+    if run.problem.is_none() && run.status != Some(expect) {
+        run = run.fail(format!("expected exit status {expect}"));
+    }
+    run
+}
+
+fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_clear()
+        .envs(env.iter().cloned())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, out_t) = collect(child.stdout.take().unwrap());
+    let (err, err_t) = collect(child.stderr.take().unwrap());
+    let status = wait_until(&mut child, Instant::now() + Duration::from_secs(40));
+    out_t.join().unwrap();
+    err_t.join().unwrap();
+    run.status = status.and_then(|s| s.code());
+    run.stdout = text(&out.lock().unwrap());
+    run.stderr = text(&err.lock().unwrap());
+    if status.is_none() {
+        return run.fail("still running after 40 s");
+    }
+    if run.status != Some(expect) {
+        return run.fail(format!("expected exit status {expect}"));
+    }
+    if args.iter().any(|a| a == "--json") {
+        // With --json stdout holds exactly one JSON document, an error too.
+        let docs: Result<Vec<Value>, _> = serde_json::Deserializer::from_str(&run.stdout)
+            .into_iter::<Value>()
+            .collect();
+        match docs {
+            Ok(d) if d.len() == 1 && d[0].get("error").is_some() == (expect != 0) => {}
+            Ok(d) if d.len() == 1 && expect == 0 => return run.fail("the JSON is an error"),
+            Ok(d) if d.len() == 1 => return run.fail("the JSON is not an error"),
+            _ => return run.fail("stdout is not exactly one JSON document"),
+        }
+    } else if expect == 0 && run.stdout.trim().is_empty() {
+        return run.fail("printed nothing on stdout");
+    } else if expect != 0 && !run.stderr.starts_with("error: ") {
+        // A refusal is one line naming what is wrong.
+        return run.fail("no `error: …` line on stderr");
+    }
+    for (piece, wants) in CLAIMS {
+        if run.source.text.contains(piece)
+            && let Some(w) = wants.iter().find(|w| !run.stdout.contains(*w))
+        {
+            return run.fail(format!("the README says it prints {w}; it does not"));
+        }
+    }
+    run
+}
+
+fn serve(mut run: Run, args: &[String], env: &[(String, String)], probe: bool) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .env_clear()
+        .envs(env.iter().cloned())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (out, out_t) = collect(child.stdout.take().unwrap());
+    let (err, err_t) = collect(child.stderr.take().unwrap());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut problem = None;
+    // It says it serves until Ctrl-C once it is ready ("Ctrl-C stops it.", "…; Ctrl-C stops").
+    loop {
+        if text(&out.lock().unwrap()).contains("Ctrl-C") {
+            break;
+        }
+        if child.try_wait().unwrap().is_some() {
+            problem = Some("exited before saying it serves until Ctrl-C");
+            break;
+        }
+        if Instant::now() > deadline {
+            problem = Some("did not say it serves until Ctrl-C within 30 s");
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let mut probe_problem = None;
+    if problem.is_none() && probe {
+        let stdout = text(&out.lock().unwrap());
+        // The first loopback address it prints, without the punctuation after it.
+        let url = stdout.find("http://127.0.0.1:").map(|i| {
+            let rest = &stdout[i + "http://127.0.0.1:".len()..];
+            let port: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            format!("http://127.0.0.1:{port}")
+        });
+        probe_problem = match url.map(|u| http(&format!("{u}/query/health"), None)) {
+            None => Some("printed no http://127.0.0.1:… address".to_string()),
+            Some(Ok((200, _))) => None,
+            Some(Ok((status, body))) => Some(format!("its /query/health answered {status} {body}")),
+            Some(Err(e)) => Some(format!("its address does not answer: {e}")),
+        };
+    }
+    if problem.is_none() {
+        // The line is printed just before the Ctrl-C handler is installed: give it a moment.
+        std::thread::sleep(Duration::from_millis(500));
+        let pid = child.id().to_string();
+        let sent = Command::new("sh")
+            .args(["-c", "kill -INT \"$1\"", "sh", &pid])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -INT {pid}");
+    }
+    let status = wait_until(&mut child, Instant::now() + Duration::from_secs(10));
+    out_t.join().unwrap();
+    err_t.join().unwrap();
+    run.status = status.and_then(|s| s.code());
+    run.stdout = text(&out.lock().unwrap());
+    run.stderr = text(&err.lock().unwrap());
+    if let Some(p) = problem.map(str::to_string).or(probe_problem) {
+        return run.fail(p);
+    }
+    if status.is_none() {
+        return run.fail("Ctrl-C did not stop it within 10 s");
+    }
+    run
+}
+
+/// The binary in a pseudo-terminal (util-linux `script` allocates one, 40x120), read through a
+/// vt100 parser as a terminal would show it.
+struct Terminal {
+    child: Child,
+    stdin: ChildStdin,
+    screen: Arc<Mutex<vt100::Parser>>,
+    reader: std::thread::JoinHandle<()>,
+    stderr: (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>),
+}
+
+impl Terminal {
+    fn spawn(args: &[String], env: &[(String, String)]) -> Self {
+        let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+        let argv: Vec<String> = std::iter::once(BIN)
+            .chain(args.iter().map(String::as_str))
+            .map(quote)
+            .collect();
+        let inner = format!("stty rows 40 cols 120; exec {}", argv.join(" "));
+        let mut child = Command::new("script")
+            .args(["-qfec", &inner, "/dev/null"])
+            .env_clear()
+            .envs(env.iter().cloned())
+            .env("TERM", "xterm-256color")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("util-linux script");
+        let stdin = child.stdin.take().unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let stderr = collect(child.stderr.take().unwrap());
+        let screen = Arc::new(Mutex::new(vt100::Parser::new(40, 120, 0)));
+        let reader = {
+            let screen = screen.clone();
+            std::thread::spawn(move || {
+                let mut chunk = [0u8; 8192];
+                while let Ok(n) = stdout.read(&mut chunk) {
+                    if n == 0 {
+                        break;
+                    }
+                    screen.lock().unwrap().process(&chunk[..n]);
+                }
+            })
+        };
+        Self {
+            child,
+            stdin,
+            screen,
+            reader,
+            stderr,
+        }
+    }
+
+    /// Wait until the screen is `ready`; false if the program exits or 20 s pass first.
+    fn wait_for(&mut self, ready: impl Fn(&vt100::Screen) -> bool) -> bool {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let now_ready = |t: &Self| ready(t.screen.lock().unwrap().screen());
+        while Instant::now() < deadline {
+            if now_ready(self) {
+                return true;
+            }
+            if self.child.try_wait().unwrap().is_some() {
+                return now_ready(self);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    }
+
+    fn keys(&mut self, bytes: &[u8]) {
+        // A program that already exited has closed the terminal; its status tells why.
+        let _ = self.stdin.write_all(bytes);
+        let _ = self.stdin.flush();
+    }
+
+    /// Wait for the exit; the status, the screen, stderr, and whether the terminal was left
+    /// on its main screen (a UI that quits must leave the alternate screen).
+    fn finish(mut self, within: Duration) -> (Option<ExitStatus>, String, String, bool) {
+        let status = wait_until(&mut self.child, Instant::now() + within);
+        drop(self.stdin);
+        self.reader.join().unwrap();
+        self.stderr.1.join().unwrap();
+        let parser = self.screen.lock().unwrap();
+        let screen = parser.screen().contents();
+        let restored = !parser.screen().alternate_screen();
+        let stderr = text(&self.stderr.0.lock().unwrap());
+        (status, screen, stderr, restored)
+    }
+}
+
+/// In a terminal: the UI (`badge` set) is waited for — its first frame on the alternate screen
+/// with the mode badge — and quit with `q`; a confirmation is waited for and answered `y`.
+fn in_terminal(
+    mut run: Run,
+    args: &[String],
+    env: &[(String, String)],
+    badge: Option<&str>,
+) -> Run {
+    let mut term = Terminal::spawn(args, env);
+    let (wanted, answer, within) = match badge {
+        Some(b) => (b, &b"q"[..], Duration::from_secs(10)),
+        // Signing waits for the outcome on the account stream.
+        None => ("[y/N]", &b"y\r"[..], Duration::from_secs(60)),
+    };
+    let ui = badge.is_some();
+    let seen = term.wait_for(|s| s.contents().contains(wanted) && (!ui || s.alternate_screen()));
+    if seen {
+        term.keys(answer);
+    }
+    // Not ready: the screen says why; there is nothing to wait for.
+    let within = if seen { within } else { Duration::from_secs(1) };
+    let (status, screen, stderr, restored) = term.finish(within);
+    run.status = status.and_then(|s| s.code());
+    run.stdout = screen;
+    run.stderr = stderr;
+    if !seen {
+        return run.fail(if ui {
+            format!("no terminal UI with {wanted:?} appeared")
+        } else {
+            format!("{wanted:?} never appeared on the screen")
+        });
+    }
+    if status.is_none() {
+        return run.fail(format!(
+            "still running {}s after {answer:?}",
+            within.as_secs()
+        ));
+    }
+    if !restored {
+        return run.fail("exited leaving the terminal on the alternate screen");
+    }
+    run
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_readme_command_line_runs_as_written() {
+    let started = Instant::now();
+    let sim = Sim::start(SimConfig {
+        seed: 21,
+        crowd: 2,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 300,
+        ..SimConfig::default()
+    })
+    .await;
+    let (crowd, markets) = sim.server.shared.with_engine(|e| {
+        (
+            e.crowd.wallets()[0],
+            e.markets.iter().map(|m| m.symbol.clone()).collect(),
+        )
+    });
+    let world = Arc::new(World {
+        sim,
+        machine: Machine::new(),
+        owner: PrivateKeySigner::random(),
+        crowd,
+        signer: PrivateKeySigner::random().address(),
+        markets,
+        curl: ["/usr/bin/curl", "/bin/curl"]
+            .into_iter()
+            .map(PathBuf::from)
+            .find(|p| p.exists()),
+        used: Mutex::new(Vec::new()),
+    });
+
+    let sources = command_lines(README);
+    // The README has two dozen command lines; far fewer means the extraction broke.
+    assert!(
+        sources.len() >= 20,
+        "only {} command lines found",
+        sources.len()
+    );
+    let mut blocks: Vec<Vec<Source>> = Vec::new();
+    for s in sources {
+        match blocks.last_mut() {
+            Some(b) if b[0].block == s.block => b.push(s),
+            _ => blocks.push(vec![s]),
+        }
+    }
+    // A block that sets its terminal or the machine up (`export`, a keystore, funds) is a
+    // walkthrough: it runs first and in order, and later lines may use what it made (the
+    // owner's registered session key). Every other line stands alone and runs concurrently.
+    let sets_up = |b: &Vec<Source>| {
+        b.iter().any(|s| {
+            let first = s.text.split_whitespace().next().unwrap_or("");
+            matches!(first, "export" | "cast" | "curl")
+        })
+    };
+    let (walkthroughs, rest): (Vec<_>, Vec<_>) = blocks.into_iter().partition(sets_up);
+    let jobs: Vec<Vec<Source>> = rest.into_iter().flatten().map(|s| vec![s]).collect();
+
+    let w = world.clone();
+    let runs = tokio::task::spawn_blocking(move || {
+        let mut runs: Vec<Run> = walkthroughs.iter().flat_map(|b| run_block(b, &w)).collect();
+        let queue = Mutex::new(jobs.into_iter());
+        let done = Mutex::new(Vec::new());
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    loop {
+                        let Some(job) = queue.lock().unwrap().next() else {
+                            return;
+                        };
+                        let r = run_block(&job, &w);
+                        done.lock().unwrap().extend(r);
+                    }
+                });
+            }
+        });
+        runs.extend(done.into_inner().unwrap());
+        runs
+    })
+    .await
+    .unwrap();
+
+    let mut runs = runs;
+    runs.sort_by_key(|r| r.source.at);
+    let mut summary = String::new();
+    for r in &runs {
+        summary.push_str(&format!(
+            "{:>4} {:>6.1}s {:<24} {}{}\n",
+            r.source.at,
+            r.took.as_secs_f64(),
+            r.how,
+            r.argv.join(" "),
+            if r.problem.is_some() {
+                "   <- FAILED"
+            } else {
+                ""
+            }
+        ));
+    }
+    let mut kinds: Vec<(&str, usize)> = Vec::new();
+    for r in &runs {
+        match kinds.iter_mut().find(|(k, _)| *k == r.how) {
+            Some((_, n)) => *n += 1,
+            None => kinds.push((&r.how, 1)),
+        }
+    }
+    let lines = {
+        let mut at: Vec<usize> = runs.iter().map(|r| r.source.at).collect();
+        at.dedup();
+        at.len()
+    };
+    println!(
+        "{summary}{lines} README command lines, {} runs ({}) in {:.1}s",
+        runs.len(),
+        kinds
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        started.elapsed().as_secs_f64()
+    );
+
+    let mut problems: Vec<String> = runs
+        .iter()
+        .filter(|r| r.problem.is_some())
+        .map(Run::report)
+        .collect();
+    let used = world.used.lock().unwrap().clone();
+    for p in PLACEHOLDERS {
+        if !used.contains(&p.text) {
+            problems.push(format!(
+                "PLACEHOLDERS has {:?} ({}), which no README command line uses: remove it",
+                p.text, p.means
+            ));
+        }
+    }
+    for (piece, _) in CLAIMS {
+        if !runs.iter().any(|r| r.source.text.contains(piece)) {
+            problems.push(format!(
+                "CLAIMS names a line with {piece:?}, which the README no longer has: update it"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of the README's command lines do not run as written:\n\n{}\n{summary}",
+        problems.len(),
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn command_lines_are_read_as_sh_would() {
+    let readme = "intro `papertrade-tui markets` and `cargo x`\nand `papertrade-tui\nquote --x`\n\n\
+                  ```sh\nexport A=1   # set\npapertrade-tui a \\\n  --b c   # d\n\n```\n\
+                  ```toml\nx = 1\n```\n";
+    let lines = command_lines(readme);
+    let texts: Vec<&str> = lines.iter().map(|s| s.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "papertrade-tui markets",
+            "papertrade-tui quote --x",
+            "export A=1   # set",
+            "papertrade-tui a --b c   # d"
+        ]
+    );
+    assert_eq!(lines.iter().map(|s| s.at).collect::<Vec<_>>(), [1, 2, 6, 7]);
+    assert_eq!(lines[2].block, lines[3].block);
+    assert_ne!(lines[0].block, lines[1].block);
+
+    assert_eq!(
+        split_comment("a '#b' c#d \"# e\" # f # g"),
+        ("a '#b' c#d \"# e\"", "f # g")
+    );
+    assert_eq!(split_comment("a # exits 2"), ("a", "exits 2"));
+    assert_eq!(expected_status("bad input: exits 2"), 2);
+    assert_eq!(expected_status("prints the exit codes"), 0);
+    assert_eq!(
+        synopsis_variants("sim --port 1 [--seed N] [--x] '[y]'").unwrap(),
+        ["sim --port 1 '[y]'", "sim --port 1 --seed N --x '[y]'"]
+    );
+    assert!(synopsis_variants("a [b").is_err());
+
+    let home = Path::new("/h");
+    assert_eq!(
+        shell_words(r#"a 'b c' "d \"e\"" f\ g ~/k x~/y"#, home).unwrap(),
+        ["a", "b c", "d \"e\"", "f g", "/h/k", "x~/y"]
+    );
+    for bad in ["a | b", "a > f", "a $HOME", "a 'b", "a <file>"] {
+        assert!(shell_words(bad, home).is_err(), "{bad}");
+    }
+    let markets = vec!["BTC".to_string()];
+    for (word, left) in [
+        ("0xYourWallet", Some("0xYourWallet")),
+        ("{\"w\":\"0xabcg\"}", Some("0xabcg")),
+        ("0x…", Some("0x…")),
+        ("N", Some("N")),
+        ("BTC", None),
+        ("0xAbC123", None),
+        ("a0xyz", None),
+        ("x/<file>", Some("x/<file>")),
+    ] {
+        assert_eq!(
+            leftover_placeholder(word, &markets).as_deref(),
+            left,
+            "{word}"
+        );
+    }
+    let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
+    assert_eq!(subcommand(&args("--watch 0xa positions")), Some(2));
+    assert_eq!(subcommand(&args("--json --market BTC")), None);
+}
