@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use papertrade_tui::app::{App, Mode, Tab};
-use papertrade_tui::client::market::MarketEvent;
-use papertrade_tui::client::stream::StreamEvent;
+use papertrade_tui::feed::account::StreamEvent;
+use papertrade_tui::feed::market::MarketEvent;
 use papertrade_tui::protocol::account::{AccountFold, Frame, Patch, StatePatch};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::ui::{draw, theme::Theme};
@@ -67,7 +67,7 @@ fn app_with(positions: u64) -> App {
     let Frame::Snapshot(s) = snapshot(positions) else {
         unreachable!()
     };
-    app.on_stream(StreamEvent::Synced(s));
+    app.on_stream(StreamEvent::Synced(s), std::time::SystemTime::UNIX_EPOCH);
     app
 }
 
@@ -143,11 +143,14 @@ fn fold(c: &mut Criterion) {
             for t in &texts {
                 let frame = Frame::decode(t).unwrap();
                 f.fold(&frame).unwrap();
-                app.on_stream(StreamEvent::Patched {
-                    state: Box::new(f.state().unwrap().clone()),
-                    closed: Vec::new(),
-                    outcomes: Vec::new(),
-                });
+                app.on_stream(
+                    StreamEvent::Patched {
+                        state: Box::new(f.state().unwrap().clone()),
+                        closed: Vec::new(),
+                        outcomes: Vec::new(),
+                    },
+                    std::time::SystemTime::UNIX_EPOCH,
+                );
             }
             black_box(app.dirty)
         })

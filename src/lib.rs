@@ -1,11 +1,25 @@
 //! papertrade-tui: trade Papertrade perps from a terminal. See README.md.
 //!
-//! Layers depend downward only: `cli` → `client` → `quote` → `protocol`.
+//! Layers depend downward only:
+//!
+//! ```text
+//! cli        commands; opens the UI
+//! tui        the event loop: terminal and network -> App; effects -> tasks
+//! ui         panes (one file each), key translation, theme
+//! app        App state and its folds: no I/O, no clock, no terminal, no client
+//! client     HTTP, the account stream, orders -> signed intents -> sent once, nonces, audit
+//! feed       what network tasks report and how intents' fates are read from it (pure)
+//! keys       session key and owner keystore
+//! quote      pre-trade composition over the protocol math
+//! protocol   wire types, integer math, EIP-712, orders -> intents (no I/O)
+//! sim        the exchange simulator, on protocol
+//! ```
 
 pub mod app;
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod feed;
 pub mod keys;
 pub mod logging;
 pub mod private_files;

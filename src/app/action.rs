@@ -43,6 +43,16 @@ pub enum Effect {
     },
 }
 
+/// What carrying out an order produced, as a message back to the app: ids to track and lines
+/// to show.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct SubmitReport {
+    pub tracked: Vec<alloy_primitives::B256>,
+    /// Close intents and the positions each closes (evidence after a resync).
+    pub closes: Vec<(alloy_primitives::B256, Vec<alloy_primitives::U256>)>,
+    pub toasts: Vec<(String, bool)>,
+}
+
 /// A command that lives on one remappable key. Its serde name is its name in the config file's
 /// `[ui.keys]`, so the two can never disagree.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]

@@ -2,9 +2,11 @@
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
 pub mod action;
+pub mod freshness;
 pub mod state;
 pub mod ticket;
 
-pub use action::{Action, Command, Effect, Keymap};
+pub use action::{Action, Command, Effect, Keymap, SubmitReport};
+pub use freshness::Freshness;
 pub use state::{App, Dialog, KeyStatus, Mode, Tab, Toast};
 pub use ticket::{PreTrade, Ticket};

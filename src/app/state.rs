@@ -6,9 +6,10 @@ use std::time::SystemTime;
 
 use alloy_primitives::{Address, B256, U256};
 
-use crate::client::intents::{IntentWatch, Resolution};
-use crate::client::market::{Freshness, MarketEvent, Source};
-use crate::client::stream::StreamEvent;
+use super::freshness::Freshness;
+use crate::feed::account::StreamEvent;
+use crate::feed::intents::{IntentWatch, Resolution};
+use crate::feed::market::{MarketEvent, Source};
 use crate::protocol::account::{AccountState, ClosedPosition};
 use crate::protocol::math::OpenFunds;
 use crate::protocol::order::Order;
@@ -472,18 +473,33 @@ impl App {
 
     /// Fold an account-stream event: state, closed positions into history, outcomes as toasts.
     /// Returns the intents it resolved (the runtime appends them to the audit log).
-    pub fn on_stream(&mut self, event: StreamEvent) -> Vec<(B256, Resolution)> {
+    /// Fold what carrying out an order produced: track what may be queued, say what happened.
+    pub fn on_submitted(&mut self, report: super::action::SubmitReport) {
+        for id in &report.tracked {
+            self.watch.track(*id);
+        }
+        for (id, ids) in report.closes {
+            self.watch.track_close(id, ids);
+        }
+        for (text, error) in report.toasts {
+            self.toast(text, error);
+        }
+        self.dirty = true;
+    }
+
+    /// Fold an account-stream event received at `at` (the loop stamps it; the app reads no clock).
+    pub fn on_stream(&mut self, event: StreamEvent, at: SystemTime) -> Vec<(B256, Resolution)> {
         let resolved = self.watch.on_event(&event);
         for (id, resolution) in &resolved {
             self.toast_outcome(*id, resolution);
         }
         match event {
             StreamEvent::Synced(state) => {
-                self.freshness.record_ok(Source::Account, SystemTime::now());
+                self.freshness.record_ok(Source::Account, at);
                 self.account = Some(*state);
             }
             StreamEvent::Patched { state, closed, .. } => {
-                self.freshness.record_ok(Source::Account, SystemTime::now());
+                self.freshness.record_ok(Source::Account, at);
                 if !closed.is_empty() {
                     // What came back: one summary per settlement.
                     let net: i128 = closed.iter().map(|c| c.net_pnl).sum();
@@ -508,7 +524,7 @@ impl App {
                 self.history.truncate(500);
                 self.account = Some(*state);
             }
-            StreamEvent::Alive => self.freshness.record_ok(Source::Account, SystemTime::now()),
+            StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
             StreamEvent::Disconnected { reason, .. } => {
                 self.toast(format!("account stream lost: {reason}; resyncing"), true)
             }
@@ -601,7 +617,7 @@ mod tests {
         let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
             panic!()
         };
-        app.on_stream(StreamEvent::Synced(s.clone()));
+        app.on_stream(StreamEvent::Synced(s.clone()), SystemTime::UNIX_EPOCH);
         assert_eq!(app.close_selection(), vec![U256::from(411_277u64)]);
         app.position_cursor = 1;
         app.toggle_marked();
@@ -612,7 +628,7 @@ mod tests {
         let mut fewer = s.clone();
         fewer.open_positions.remove(0);
         fewer.locked = 10_000_000_000_000_000_000;
-        app.on_stream(StreamEvent::Synced(fewer));
+        app.on_stream(StreamEvent::Synced(fewer), SystemTime::UNIX_EPOCH);
         assert_eq!(app.close_selection(), vec![U256::from(411_276u64)]);
         assert!(!app.mode.can_trade());
     }

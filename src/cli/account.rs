@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use alloy_primitives::Address;
 use serde_json::{Value, json};
 
-use crate::client::stream::StreamEvent;
+use crate::feed::account::StreamEvent;
 use crate::protocol::account::{AccountState, Operation};
 use crate::protocol::stats::QueueRank;
 use crate::protocol::trading::TradingState;

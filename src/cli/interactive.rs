@@ -119,7 +119,7 @@ mod tests {
             leverage: Some("5000".into()),
         };
         apply_prefill(&mut app, &prefill);
-        app.on_market(crate::client::market::MarketEvent::Trading(
+        app.on_market(crate::feed::market::MarketEvent::Trading(
             Box::new(state),
             std::time::SystemTime::UNIX_EPOCH,
         ));

@@ -7,10 +7,12 @@ use std::time::Duration;
 use alloy_primitives::{Address, B256, Signature};
 use tokio::sync::mpsc;
 
-use crate::client::intents::{IntentWatch, Resolution, record_fate};
+use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
 use crate::client::ledger::now_unix_s;
-use crate::client::stream::{StreamConfig, StreamEvent, spawn_account_stream};
+use crate::client::stream::{StreamConfig, spawn_account_stream};
+use crate::feed::account::StreamEvent;
+use crate::feed::intents::{IntentWatch, Resolution};
 use crate::keys::{
     Backend, KeyError, KeyMeta, Passphrase, ScryptCost, SessionKeys, load_owner_keystore,
     prompt_passphrase,

@@ -246,7 +246,9 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             "  papertrade-tui withdraw --amount 25 --owner-keystore {}",
             practice.owner_keystore.display()
         );
-        println!("\nServing without a terminal (run `demo` in a terminal for the UI); Ctrl-C stops the demo.");
+        println!(
+            "\nServing without a terminal (run `demo` in a terminal for the UI); Ctrl-C stops the demo."
+        );
     }
     wait_for_ctrl_c().await;
     server.stop().await;

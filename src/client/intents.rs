@@ -3,18 +3,15 @@
 //! intent `unknown` until the account stream shows it queued or reports its outcome. Every step is
 //! appended to the audit log.
 
-use std::collections::HashMap;
-
-use alloy_primitives::{B256, U256};
+use alloy_primitives::B256;
 use serde_json::{Value, json};
 
-use crate::protocol::account::{AccountState, Outcome};
 use crate::protocol::eip712::{Intent, Signed};
 use crate::protocol::relayer::{Accepted, RelayerAnswer, decode_answer};
 
 use super::http::ExchangeHttp;
 use super::ledger::AuditLog;
-use super::stream::StreamEvent;
+use crate::feed::intents::Resolution;
 
 /// What a single send produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,115 +160,6 @@ pub async fn submit<I: Intent>(
             Ok(Submission::Unknown {
                 reason: format!("unreadable answer (HTTP {status}): {e}"),
             })
-        }
-    }
-}
-
-/// How a tracked intent ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Resolution {
-    /// The outcome the stream reported.
-    Outcome(Outcome),
-    /// A resync showed its position open: it succeeded while the stream was down.
-    SucceededWhileAway,
-    /// It was queued, then left the queue while the stream was down; the outcome was not seen.
-    LeftQueueWhileAway,
-}
-
-impl Resolution {
-    pub fn label(&self) -> &'static str {
-        match self {
-            Resolution::Outcome(o) => o.label(),
-            Resolution::SucceededWhileAway => "succeeded",
-            Resolution::LeftQueueWhileAway => "unknown",
-        }
-    }
-}
-
-/// An intent awaiting its fate.
-#[derive(Debug, Default, Clone)]
-struct Tracked {
-    /// Seen in the account's queue at least once.
-    seen_queued: bool,
-    /// For a close: the positions it closes (evidence after a resync).
-    closes: Vec<U256>,
-}
-
-/// Intents awaiting their fate, resolved from account-stream events.
-#[derive(Debug, Default)]
-pub struct IntentWatch {
-    pending: HashMap<B256, Tracked>,
-}
-
-impl IntentWatch {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn track(&mut self, id: B256) {
-        self.pending.entry(id).or_default();
-    }
-
-    /// Track a close of `ids`: if a resync shows none of them open and the intent gone, it
-    /// settled while the stream was away.
-    pub fn track_close(&mut self, id: B256, ids: Vec<U256>) {
-        self.pending.entry(id).or_default().closes = ids;
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    /// Whether `id` has been seen in the account's queue (an `unknown` send that landed).
-    pub fn seen_queued(&self, id: &B256) -> bool {
-        self.pending.get(id).is_some_and(|t| t.seen_queued)
-    }
-
-    /// Fold one stream event; returns the intents it resolved.
-    pub fn on_event(&mut self, event: &StreamEvent) -> Vec<(B256, Resolution)> {
-        let mut resolved = Vec::new();
-        match event {
-            StreamEvent::Patched {
-                state, outcomes, ..
-            } => {
-                for o in outcomes {
-                    if self.pending.remove(&o.intent_id).is_some() {
-                        resolved.push((o.intent_id, Resolution::Outcome(o.outcome)));
-                    }
-                }
-                self.mark_queued(state);
-            }
-            StreamEvent::Synced(state) => {
-                let ids: Vec<B256> = self.pending.keys().copied().collect();
-                for id in ids {
-                    let tracked = &self.pending[&id];
-                    let queued = state.operations.iter().any(|o| o.intent_id == id);
-                    let opened = state.open_positions.iter().any(|p| p.intent_id == Some(id));
-                    let closed_all = !tracked.closes.is_empty()
-                        && tracked
-                            .closes
-                            .iter()
-                            .all(|c| state.open_positions.iter().all(|p| p.id != *c));
-                    if opened || (!queued && closed_all) {
-                        self.pending.remove(&id);
-                        resolved.push((id, Resolution::SucceededWhileAway));
-                    } else if !queued && tracked.seen_queued {
-                        self.pending.remove(&id);
-                        resolved.push((id, Resolution::LeftQueueWhileAway));
-                    }
-                }
-                self.mark_queued(state);
-            }
-            StreamEvent::Alive | StreamEvent::Disconnected { .. } => {}
-        }
-        resolved
-    }
-
-    fn mark_queued(&mut self, state: &AccountState) {
-        for op in &state.operations {
-            if let Some(t) = self.pending.get_mut(&op.intent_id) {
-                t.seen_queued = true;
-            }
         }
     }
 }

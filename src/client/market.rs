@@ -2,7 +2,7 @@
 //! protocol summary and relayer health at a slower one, candles on demand. Every result is a
 //! typed event stamped with when it arrived, so a consumer can say exactly how stale a number is.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
@@ -10,60 +10,10 @@ use tokio::sync::mpsc;
 
 use crate::protocol::hyperliquid::{Candle, interval_ms};
 use crate::protocol::stats::{RelayerHealth, Summary};
-use crate::protocol::trading::TradingState;
 use crate::protocol::wire::DecodeError;
 
 use super::http::{ExchangeHttp, FetchError};
-
-/// Where a number came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Source {
-    Trading,
-    /// The Hyperliquid mark of one market.
-    Mark(u32),
-    Summary,
-    RelayerHealth,
-    /// The chart's candles.
-    Candles,
-    /// The account stream (fed by the consumer from stream events).
-    Account,
-}
-
-#[derive(Debug, Clone)]
-pub enum MarketEvent {
-    Trading(Box<TradingState>, SystemTime),
-    /// Raw mark (l2Book mid at the market's scale, or the frozen mid of a terminal market).
-    Mark {
-        instrument_id: u32,
-        raw: u64,
-        at: SystemTime,
-    },
-    Summary(Box<Summary>, SystemTime),
-    RelayerHealth(Box<RelayerHealth>, SystemTime),
-    /// The wallet's queued intents and their places in the relayer queue.
-    QueueRank(Box<crate::protocol::stats::QueueRank>, SystemTime),
-    /// The protocol's recent trades (the consumer picks the wallet's).
-    RecentTrades(Box<crate::protocol::stats::RecentTrades>, SystemTime),
-    /// The price 24 hours ago (open of the hourly candle then), for the header's change.
-    DayOpen {
-        instrument_id: u32,
-        raw: u64,
-        at: SystemTime,
-    },
-    /// Candles fetched on demand for the chart.
-    Candles {
-        instrument_id: u32,
-        interval: &'static str,
-        candles: Vec<Candle>,
-        at: SystemTime,
-    },
-    /// A read failed after its retries; the last good value stands, and ages.
-    Failed {
-        source: Source,
-        error: String,
-        at: SystemTime,
-    },
-}
+use crate::feed::market::{MarketEvent, Source};
 
 #[derive(Debug, Clone, Copy)]
 pub struct PollRates {
@@ -284,49 +234,4 @@ pub async fn candles(
             error: DecodeError::new(format!("candleSnapshot {coin} {interval}"), e.to_string()),
         })?;
     Ok(parsed.unwrap_or_default())
-}
-
-/// When each source last succeeded, and its last failure.
-#[derive(Debug, Default, Clone)]
-pub struct Freshness {
-    last_ok: HashMap<Source, SystemTime>,
-    last_error: HashMap<Source, String>,
-}
-
-impl Freshness {
-    pub fn record_ok(&mut self, source: Source, at: SystemTime) {
-        self.last_ok.insert(source, at);
-        self.last_error.remove(&source);
-    }
-
-    /// Fold a market event.
-    pub fn apply(&mut self, event: &MarketEvent) {
-        match event {
-            MarketEvent::Trading(_, at) => self.record_ok(Source::Trading, *at),
-            MarketEvent::Mark {
-                instrument_id, at, ..
-            } => self.record_ok(Source::Mark(*instrument_id), *at),
-            MarketEvent::Summary(_, at) => self.record_ok(Source::Summary, *at),
-            MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
-            MarketEvent::Candles { .. }
-            | MarketEvent::QueueRank(..)
-            | MarketEvent::RecentTrades(..)
-            | MarketEvent::DayOpen { .. } => {}
-            MarketEvent::Failed { source, error, .. } => {
-                self.last_error.insert(*source, error.clone());
-            }
-        }
-    }
-
-    /// How old the source's last good value is (`None`: never succeeded).
-    pub fn age(&self, source: Source, now: SystemTime) -> Option<Duration> {
-        self.last_ok
-            .get(&source)
-            .map(|t| now.duration_since(*t).unwrap_or_default())
-    }
-
-    /// The last error, while the source has not succeeded since.
-    pub fn error(&self, source: Source) -> Option<&str> {
-        self.last_error.get(&source).map(String::as_str)
-    }
 }

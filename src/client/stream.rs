@@ -13,30 +13,12 @@ use rand::Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use crate::protocol::account::{
-    AccountFold, AccountState, ClosedPosition, Folded, Frame, IntentOutcome, Liveness,
-};
+use crate::protocol::account::{AccountFold, Folded, Frame, Liveness};
 
 use super::http::ExchangeHttp;
 use super::limits;
 use super::sse::{SseItem, SseParser};
-
-/// What the stream task reports.
-#[derive(Debug, Clone)]
-pub enum StreamEvent {
-    /// A (re)synced account from a fresh snapshot.
-    Synced(Box<AccountState>),
-    /// A patch applied; the closed positions and outcomes it carried.
-    Patched {
-        state: Box<AccountState>,
-        closed: Vec<ClosedPosition>,
-        outcomes: Vec<IntentOutcome>,
-    },
-    /// The stream is alive (heartbeat or frame) at this instant.
-    Alive,
-    /// The stream broke; it reopens after `retry_in`.
-    Disconnected { reason: String, retry_in: Duration },
-}
+use crate::feed::account::StreamEvent;
 
 #[derive(Debug, Clone)]
 pub struct StreamConfig {

@@ -29,8 +29,6 @@ use crate::protocol::eip712::SessionSigner;
 use crate::ui::keymap::action;
 use crate::ui::{draw, theme::Theme};
 
-pub use submit::SubmitReport;
-
 /// Everything the UI needs, prepared before the terminal is taken over (passphrases are asked
 /// for on the plain terminal first).
 pub struct Setup {
@@ -84,7 +82,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
             stream_tx,
         ))
     });
-    let (report_tx, mut report_rx) = mpsc::channel::<SubmitReport>(64);
+    let (report_tx, mut report_rx) = mpsc::channel::<crate::app::SubmitReport>(64);
     let audit = AuditLog::new(&data_dir);
     let submitter =
         session.map(|(key, _)| submit::Submitter::new(http.clone(), key, app.wallet, &data_dir));
@@ -153,20 +151,12 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                     None => return Ok(()),
                 },
                 Some(report) = report_rx.recv() => {
-                    for id in &report.tracked {
-                        app.watch.track(*id);
-                    }
-                    for (id, ids) in report.closes {
-                        app.watch.track_close(id, ids);
-                    }
-                    for (text, error) in report.toasts {
-                        app.toast(text, error);
-                    }
+                    app.on_submitted(report);
                     draw_now = true;
                 }
                 Some(event) = market_rx.recv() => app.on_market(event),
                 Some(event) = stream_rx.recv() => {
-                    for (id, resolution) in app.on_stream(event) {
+                    for (id, resolution) in app.on_stream(event, SystemTime::now()) {
                         record_fate(&audit, id, &resolution);
                     }
                 }
@@ -202,9 +192,10 @@ fn spawn_candles(
     http: &ExchangeHttp,
     app: &App,
     (id, interval): (u32, &'static str),
-    tx: mpsc::Sender<crate::client::market::MarketEvent>,
+    tx: mpsc::Sender<crate::feed::market::MarketEvent>,
 ) {
-    use crate::client::market::{MarketEvent, Source, candles};
+    use crate::client::market::candles;
+    use crate::feed::market::{MarketEvent, Source};
     let Some(symbol) = app
         .trading
         .as_ref()

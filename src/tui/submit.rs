@@ -3,24 +3,16 @@
 
 use std::path::Path;
 
-use alloy_primitives::{Address, B256, U256};
+use alloy_primitives::Address;
 use serde_json::json;
 use tokio::sync::mpsc;
 
+use crate::app::SubmitReport;
 use crate::client::ExchangeHttp;
 use crate::client::intents::Submission;
 use crate::client::orders::Trader;
 use crate::protocol::eip712::SessionSigner;
 use crate::protocol::order::Order;
-
-/// What a submission produced: ids to track and lines to show.
-#[derive(Debug, Default)]
-pub struct SubmitReport {
-    pub tracked: Vec<B256>,
-    /// Close intents and the positions each closes (evidence after a resync).
-    pub closes: Vec<(B256, Vec<U256>)>,
-    pub toasts: Vec<(String, bool)>,
-}
 
 /// Sends confirmed orders as tasks; `None` inside when there is no owner to trade for.
 pub struct Submitter {

@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::{App, Tab};
-use crate::client::market::Source;
+use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_text};
 use crate::quote::percent_text;
 

@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::app::{App, Command, Tab};
-use crate::client::market::Source;
+use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::{Position, percent_text};
 

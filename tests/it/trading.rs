@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
 use alloy_signer_local::PrivateKeySigner;
-use papertrade_tui::client::stream::{StreamConfig, StreamEvent, spawn_account_stream};
+use papertrade_tui::client::stream::{StreamConfig, spawn_account_stream};
 use papertrade_tui::client::{ExchangeHttp, HttpConfig};
+use papertrade_tui::feed::account::StreamEvent;
 use papertrade_tui::keys::{Passphrase, SessionKeys};
 use papertrade_tui::protocol::eip712::{
     Intent, OpenPosition, RegisterSessionKey, Strictness, WalletSigner,
@@ -1111,9 +1112,9 @@ async fn read_storms_are_ridden_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn market_polling_reports_values_failures_and_staleness() {
-    use papertrade_tui::client::market::{
-        Freshness, MarketEvent, PollRates, Source, candles, spawn_market_poller,
-    };
+    use papertrade_tui::app::Freshness;
+    use papertrade_tui::client::market::{PollRates, candles, spawn_market_poller};
+    use papertrade_tui::feed::market::{MarketEvent, Source};
     let sim = Sim::manual().await;
     sim.pin("ETH", "2500.00").await;
     let http = ExchangeHttp::new(

@@ -4,8 +4,8 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use papertrade_tui::app::{App, KeyStatus, Mode, Tab};
-use papertrade_tui::client::market::{MarketEvent, Source};
-use papertrade_tui::client::stream::StreamEvent;
+use papertrade_tui::feed::account::StreamEvent;
+use papertrade_tui::feed::market::{MarketEvent, Source};
 use papertrade_tui::protocol::account::{ClosedPosition, Frame};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::ui::{draw, theme::Theme};
@@ -44,7 +44,7 @@ fn fixture(mode: Mode) -> App {
     let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
         panic!()
     };
-    app.on_stream(StreamEvent::Synced(s));
+    app.on_stream(StreamEvent::Synced(s), now());
     app.freshness
         .record_ok(Source::Account, now() - Duration::from_secs(1));
     app.history.push_front(ClosedPosition {
@@ -149,7 +149,7 @@ fn a_position_in_an_unlisted_market_is_shown() {
     let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
         panic!()
     };
-    app.on_stream(StreamEvent::Synced(snapshot));
+    app.on_stream(StreamEvent::Synced(snapshot), now());
     app.tab = Tab::Positions;
     let screen = screen(&app, 120, 40);
     assert!(screen.contains("Positions (2)"), "{screen}");
@@ -306,7 +306,7 @@ fn type_a_ticket_review_and_confirm() {
             deadline: 1_791_866_400,
             close_position_ids: None,
         });
-    app.on_stream(StreamEvent::Synced(Box::new(state)));
+    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
     press(&mut app, KeyCode::Char('2'));
     let s = screen(&app, 120, 40);
     assert!(
@@ -378,7 +378,7 @@ fn close_selected_skips_a_position_already_closing() {
     let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
         panic!()
     };
-    app.on_stream(StreamEvent::Synced(snapshot));
+    app.on_stream(StreamEvent::Synced(snapshot), now());
     press(&mut app, KeyCode::Char('2'));
     // The highlighted row (411277) alone: refused with the reason.
     press(&mut app, KeyCode::Char('x'));
@@ -439,7 +439,7 @@ fn close_selected_and_cancel_pending() {
             deadline: 1_791_866_400,
             close_position_ids: None,
         });
-    app.on_stream(StreamEvent::Synced(Box::new(state)));
+    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
     let rank: papertrade_tui::protocol::stats::QueueRank = serde_json::from_str(&format!(
         r#"{{"ok":true,"queueRevision":"9","entries":[{{"intentId":"{:#x}","position":"3"}}]}}"#,
         alloy_primitives::B256::repeat_byte(0xab)
@@ -637,11 +637,14 @@ fn a_settlement_says_what_came_back() {
         net_pnl: 1_890_000_000_000_000_000,
         paper_minted: 0,
     }];
-    app.on_stream(StreamEvent::Patched {
-        state: Box::new(state),
-        closed,
-        outcomes: Vec::new(),
-    });
+    app.on_stream(
+        StreamEvent::Patched {
+            state: Box::new(state),
+            closed,
+            outcomes: Vec::new(),
+        },
+        now(),
+    );
     let toast = app.toasts.back().unwrap();
     assert_eq!(toast.text, "closed 1 position(s): net +$1.89");
     assert!(!toast.error);

@@ -1,0 +1,52 @@
+//! How old each source's last good value is, and its last failure: the state behind every
+//! "STALE" label.
+
+use std::collections::HashMap;
+use std::time::{Duration, SystemTime};
+
+use crate::feed::market::{MarketEvent, Source};
+
+/// When each source last succeeded, and its last failure.
+#[derive(Debug, Default, Clone)]
+pub struct Freshness {
+    last_ok: HashMap<Source, SystemTime>,
+    last_error: HashMap<Source, String>,
+}
+
+impl Freshness {
+    pub fn record_ok(&mut self, source: Source, at: SystemTime) {
+        self.last_ok.insert(source, at);
+        self.last_error.remove(&source);
+    }
+
+    /// Fold a market event.
+    pub fn apply(&mut self, event: &MarketEvent) {
+        match event {
+            MarketEvent::Trading(_, at) => self.record_ok(Source::Trading, *at),
+            MarketEvent::Mark {
+                instrument_id, at, ..
+            } => self.record_ok(Source::Mark(*instrument_id), *at),
+            MarketEvent::Summary(_, at) => self.record_ok(Source::Summary, *at),
+            MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
+            MarketEvent::Candles { .. }
+            | MarketEvent::QueueRank(..)
+            | MarketEvent::RecentTrades(..)
+            | MarketEvent::DayOpen { .. } => {}
+            MarketEvent::Failed { source, error, .. } => {
+                self.last_error.insert(*source, error.clone());
+            }
+        }
+    }
+
+    /// How old the source's last good value is (`None`: never succeeded).
+    pub fn age(&self, source: Source, now: SystemTime) -> Option<Duration> {
+        self.last_ok
+            .get(&source)
+            .map(|t| now.duration_since(*t).unwrap_or_default())
+    }
+
+    /// The last error, while the source has not succeeded since.
+    pub fn error(&self, source: Source) -> Option<&str> {
+        self.last_error.get(&source).map(String::as_str)
+    }
+}
