@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::state::Tab;
+use super::tab::Tab;
 use crate::protocol::order::Order;
 
 /// What a key (or a click) asks for. `App::update` applies it.

@@ -4,9 +4,11 @@
 pub mod action;
 pub mod freshness;
 pub mod state;
+pub mod tab;
 pub mod ticket;
 
 pub use action::{Action, Command, Effect, Keymap, SubmitReport};
 pub use freshness::Freshness;
-pub use state::{App, Dialog, KeyStatus, Mode, Tab, Toast};
+pub use state::{App, Dialog, KeyStatus, Mode, Toast};
+pub use tab::Tab;
 pub use ticket::{PreTrade, Ticket};

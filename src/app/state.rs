@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use alloy_primitives::{Address, B256, U256};
 
 use super::freshness::Freshness;
+use super::tab::Tab;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::feed::market::{MarketEvent, Source};
@@ -40,29 +41,6 @@ impl Mode {
 
     pub fn can_trade(self) -> bool {
         !matches!(self, Mode::Watch)
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tab {
-    Trade,
-    Positions,
-    History,
-    Protocol,
-}
-
-impl Tab {
-    pub fn previous(self) -> Self {
-        self.next().next().next()
-    }
-
-    pub fn next(self) -> Self {
-        match self {
-            Tab::Trade => Tab::Positions,
-            Tab::Positions => Tab::History,
-            Tab::History => Tab::Protocol,
-            Tab::Protocol => Tab::Trade,
-        }
     }
 }
 

@@ -1,0 +1,24 @@
+//! The UI's tabs, in order.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tab {
+    Trade,
+    Positions,
+    History,
+    Protocol,
+}
+
+impl Tab {
+    pub fn previous(self) -> Self {
+        self.next().next().next()
+    }
+
+    pub fn next(self) -> Self {
+        match self {
+            Tab::Trade => Tab::Positions,
+            Tab::Positions => Tab::History,
+            Tab::History => Tab::Protocol,
+            Tab::Protocol => Tab::Trade,
+        }
+    }
+}
