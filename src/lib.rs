@@ -18,6 +18,7 @@
 pub mod app;
 pub mod cli;
 pub mod client;
+pub mod clock;
 pub mod config;
 pub mod feed;
 pub mod keys;

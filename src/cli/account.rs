@@ -287,7 +287,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                     .map(|ids| format!("{} position(s)", ids.len()))
                     .unwrap_or_default(),
             };
-            let now = crate::client::ledger::now_unix_s();
+            let now = crate::clock::now_unix_s();
             t.row(vec![
                 id.clone(),
                 crate::text::sanitize_line(&o.action, 24),

@@ -4,7 +4,8 @@ use alloy_primitives::Address;
 use serde_json::json;
 
 use crate::client::intents::{Submission, submit};
-use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
+use crate::client::ledger::{AuditLog, NonceStore};
+use crate::clock::now_unix_s;
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::{NonceLane, RegisterSessionKey};
 

@@ -9,8 +9,8 @@ use tokio::sync::mpsc;
 
 use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
-use crate::client::ledger::now_unix_s;
 use crate::client::stream::{StreamConfig, spawn_account_stream};
+use crate::clock::now_unix_s;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::keys::{

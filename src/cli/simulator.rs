@@ -55,7 +55,7 @@ fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
         crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Config)?;
     let keys =
         crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore)).with_scrypt(cheap);
-    let now = crate::client::ledger::now_unix_s();
+    let now = crate::clock::now_unix_s();
     let (_, meta) = keys
         .generate(wallet.address(), now + 30 * 86_400, now, || {
             Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))

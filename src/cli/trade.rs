@@ -5,8 +5,9 @@ use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
 use crate::client::intents::{Submission, SubmitError};
-use crate::client::ledger::{AuditLog, NonceStore, now_unix_s};
+use crate::client::ledger::{AuditLog, NonceStore};
 use crate::client::orders::{OrderError, Sent, Trader, send_signed};
+use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
 use crate::protocol::math::{OpenCheck, OpenRejection, check_open};

@@ -107,10 +107,7 @@ fn build<I: Intent>(
     signer: Option<Address>,
     checks: impl Fn(&I) -> Result<Option<Value>, CliError>,
 ) -> Result<Value, CliError> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let now = crate::clock::now_unix_s();
     let mut defaulted = Vec::new();
     if I::LANE.is_some() && !message.contains_key("nonce") {
         message.insert(

@@ -4,7 +4,7 @@
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
 use serde_json::{Map, Value, json};
@@ -13,20 +13,6 @@ use crate::private_files::{
     create_new_private, ensure_data_dir, ensure_private_dir, open_private_append, write_private,
 };
 use crate::protocol::eip712::NonceLane;
-
-pub fn now_unix_s() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
-
-pub fn now_unix_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
 
 /// The next nonce of each lane, per owner, in `<data>/nonces/<owner>.json`. A nonce handed out
 /// is spent even if its send fails (§4.3): the file moves on before the value is returned.
@@ -153,7 +139,7 @@ impl AuditLog {
             ensure_data_dir(dir)?;
         }
         let mut entry = Map::new();
-        entry.insert("ts".into(), json!(now_unix_ms()));
+        entry.insert("ts".into(), json!(crate::clock::now_unix_ms()));
         entry.insert("event".into(), json!(event));
         entry.insert(
             "intentId".into(),

@@ -183,10 +183,7 @@ pub fn spawn_day_opens(
             let Ok(state) = http.trading_state().await else {
                 continue;
             };
-            let now_ms = SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_millis() as u64)
-                .unwrap_or(0);
+            let now_ms = crate::clock::now_unix_ms();
             for m in &state.instruments {
                 let Ok(hours) = candles(&http, &m.symbol, "1h", 25, now_ms).await else {
                     continue;

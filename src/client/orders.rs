@@ -75,7 +75,7 @@ impl Trader {
 
     /// Build, sign and send `order` now (see [`send_order`]).
     pub async fn send(&self, order: &Order, details: Value) -> Result<Vec<Sent>, OrderError> {
-        let now_s = super::ledger::now_unix_s();
+        let now_s = crate::clock::now_unix_s();
         send_order(self, order, now_s, details).await
     }
 }

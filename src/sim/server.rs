@@ -73,10 +73,7 @@ pub struct Shared {
 }
 
 fn wall_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
+    crate::clock::now_unix_ms()
 }
 
 impl Shared {

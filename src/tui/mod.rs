@@ -206,10 +206,7 @@ fn spawn_candles(
     };
     let http = http.clone();
     tokio::spawn(async move {
-        let now_ms = SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0);
+        let now_ms = crate::clock::now_unix_ms();
         let event = match candles(&http, &symbol, interval, CANDLE_COUNT, now_ms).await {
             Ok(candles) => MarketEvent::Candles {
                 instrument_id: id,

@@ -89,11 +89,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         _ => {}
     }
     if let Some(k) = &app.key {
-        let left = k.local_expiry.saturating_sub(
-            now.duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs())
-                .unwrap_or(0),
-        );
+        let left = k.local_expiry.saturating_sub(crate::clock::unix_s(now));
         let style = if left < 3600 {
             theme.warn()
         } else {

@@ -14,10 +14,7 @@ use super::Hint;
 use super::theme::Theme;
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
-    let now_s = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
+    let now_s = crate::clock::unix_s(now);
     let ops = app
         .account
         .as_ref()

@@ -490,7 +490,7 @@ async fn cancel_of_a_queued_open() {
     // Registered as if long ago (the CLI's registration path is covered elsewhere).
     let owner = user.owner();
     // The manual clock lives in the past; the client judges expiry by the wall clock.
-    let expiry = papertrade_tui::client::ledger::now_unix_s() + 86_400;
+    let expiry = papertrade_tui::clock::now_unix_s() + 86_400;
     sim.server.shared.with_engine(|e| {
         e.commit(owner, |tx| {
             papertrade_tui::sim::Engine::add_session_key(tx, key_address, expiry)
