@@ -28,10 +28,10 @@ impl Freshness {
             } => self.record_ok(Source::Mark(*instrument_id), *at),
             MarketEvent::Summary(_, at) => self.record_ok(Source::Summary, *at),
             MarketEvent::RelayerHealth(_, at) => self.record_ok(Source::RelayerHealth, *at),
-            MarketEvent::Candles { .. }
-            | MarketEvent::QueueRank(..)
-            | MarketEvent::RecentTrades(..)
-            | MarketEvent::DayOpen { .. } => {}
+            MarketEvent::QueueRank(_, at) => self.record_ok(Source::QueueRank, *at),
+            MarketEvent::RecentTrades(_, at) => self.record_ok(Source::RecentTrades, *at),
+            MarketEvent::Candles { at, .. } => self.record_ok(Source::Candles, *at),
+            MarketEvent::DayOpen { .. } => {}
             MarketEvent::Failed { source, error, .. } => {
                 self.last_error.insert(*source, error.clone());
             }
@@ -48,5 +48,35 @@ impl Freshness {
     /// The last error, while the source has not succeeded since.
     pub fn error(&self, source: Source) -> Option<&str> {
         self.last_error.get(&source).map(String::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    /// A failed read is filed under its own source: a queue-rank failure does not make the
+    /// trading state look broken, nor a recent-trades failure the summary.
+    #[test]
+    fn failures_are_filed_under_their_own_source() {
+        let mut f = Freshness::default();
+        let at = UNIX_EPOCH + Duration::from_secs(100);
+        f.record_ok(Source::Trading, at);
+        f.record_ok(Source::Summary, at);
+        for (source, error) in [
+            (Source::QueueRank, "queue rank: 503"),
+            (Source::RecentTrades, "recent trades: 503"),
+        ] {
+            f.apply(&MarketEvent::Failed {
+                source,
+                error: error.into(),
+                at,
+            });
+        }
+        assert_eq!(f.error(Source::Trading), None);
+        assert_eq!(f.error(Source::Summary), None);
+        assert_eq!(f.error(Source::QueueRank), Some("queue rank: 503"));
+        assert_eq!(f.error(Source::RecentTrades), Some("recent trades: 503"));
     }
 }

@@ -156,10 +156,12 @@ pub fn spawn_account_reads(
             let now = SystemTime::now();
             let batch = [
                 rank.map(|r| MarketEvent::QueueRank(Box::new(r), now))
-                    .unwrap_or_else(|e| failed(Source::Trading, format!("queue rank: {e}"))),
+                    .unwrap_or_else(|e| failed(Source::QueueRank, format!("queue rank: {e}"))),
                 trades
                     .map(|t| MarketEvent::RecentTrades(Box::new(t), now))
-                    .unwrap_or_else(|e| failed(Source::Summary, format!("recent trades: {e}"))),
+                    .unwrap_or_else(|e| {
+                        failed(Source::RecentTrades, format!("recent trades: {e}"))
+                    }),
             ];
             for event in batch {
                 if events.send(event).await.is_err() {

@@ -16,6 +16,10 @@ pub enum Source {
     RelayerHealth,
     /// The chart's candles.
     Candles,
+    /// The wallet's places in the relayer queue.
+    QueueRank,
+    /// The protocol's recent-trades feed.
+    RecentTrades,
     /// The account stream (fed by the consumer from stream events).
     Account,
 }

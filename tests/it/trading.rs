@@ -1110,6 +1110,49 @@ async fn read_storms_are_ridden_out() {
     sim.control("/sim/faults", json!({})).await;
 }
 
+/// The account reads' failures are filed under their own sources, not the trading state's or the
+/// summary's (which would mark the wrong pane stale).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_read_failures_are_filed_under_their_own_sources() {
+    use papertrade_tui::client::market::spawn_account_reads;
+    use papertrade_tui::feed::market::{MarketEvent, Source};
+    let sim = Sim::manual().await;
+    sim.control("/sim/faults", json!({"readStatus": 503})).await;
+    let http = ExchangeHttp::new(
+        &sim.server.base_url(),
+        &sim.server.info_url(),
+        HttpConfig {
+            attempts: 1,
+            ..HttpConfig::default()
+        },
+    );
+    let (tx, mut rx) = mpsc::channel(8);
+    let task = spawn_account_reads(
+        http,
+        Address::with_last_byte(5),
+        Duration::from_secs(60),
+        tx,
+    );
+    let mut failed = Vec::new();
+    for _ in 0..2 {
+        match tokio::time::timeout(Duration::from_secs(10), rx.recv())
+            .await
+            .unwrap()
+            .unwrap()
+        {
+            MarketEvent::Failed { source, error, .. } => failed.push((source, error)),
+            other => panic!("expected a failure, got {other:?}"),
+        }
+    }
+    task.abort();
+    let sources: Vec<Source> = failed.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        sources,
+        [Source::QueueRank, Source::RecentTrades],
+        "{failed:?}"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn market_polling_reports_values_failures_and_staleness() {
     use papertrade_tui::app::Freshness;
