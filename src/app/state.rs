@@ -608,6 +608,5 @@ mod tests {
         fewer.locked = 10_000_000_000_000_000_000;
         app.on_stream(StreamEvent::Synced(fewer), SystemTime::UNIX_EPOCH);
         assert_eq!(app.close_selection(), vec![U256::from(411_276u64)]);
-        assert!(!app.mode.can_trade());
     }
 }

@@ -458,6 +458,12 @@ async fn faults_drop_stall_and_refuse() {
     sim.control("/sim/faults", json!({"sse": "drop"})).await;
     assert!(fresh.next_wallet().await.is_none(), "a dropped stream ends");
 
+    // The fault fires exactly as asked: two 503s, then answers again.
+    sim.control("/sim/faults", json!({"readStatus": 503, "readFailures": 2}))
+        .await;
+    for expected in [503, 503, 200] {
+        assert_eq!(sim.get("/state/trading").await.0, expected);
+    }
     // Reads fail with 503 twice then recover: the client's bounded retries ride it out.
     sim.control("/sim/faults", json!({"readStatus": 503, "readFailures": 2}))
         .await;
@@ -597,9 +603,14 @@ async fn the_same_seed_replays_the_same_market() {
         })
         .await;
         sim.advance(60_000).await;
-        let (_, trades) = sim.get("/query/protocol/trades/recent").await;
-        let (_, book) = sim.post("/info", &json!({"type": "allMids"})).await;
-        mids.push((book, trades["count"].clone()));
+        let (status, trades) = sim.get("/query/protocol/trades/recent").await;
+        assert_eq!(status, 200, "{trades}");
+        let (status, book) = sim.post("/info", &json!({"type": "allMids"})).await;
+        assert_eq!(status, 200, "{book}");
+        // Something to compare: both markets' mids and a crowd that traded.
+        assert!(book["BTC"].is_string() && book["ETH"].is_string(), "{book}");
+        assert!(trades["count"].as_u64().is_some_and(|n| n > 0), "{trades}");
+        mids.push((book, trades["events"].clone()));
     }
     assert_eq!(mids[0], mids[1]);
 }
