@@ -5,7 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::time::SystemTime;
+
 use super::tab::Tab;
+use crate::feed::account::StreamEvent;
+use crate::feed::intents::Resolution;
+use crate::feed::market::MarketEvent;
 use crate::protocol::order::Order;
 
 /// What a key (or a click) asks for. `App::update` applies it.
@@ -31,10 +36,31 @@ pub enum Action {
     ChartInterval,
 }
 
-/// What the runtime must do after an action (the app itself does no I/O).
+/// Everything that reaches the app: keys (as actions), network events (stamped when they
+/// arrived), what a submission produced, and the timer. `App::handle` folds each one.
+#[derive(Debug, Clone)]
+pub enum Message {
+    Action(Action),
+    Market(MarketEvent),
+    /// An account-stream event and when the loop received it.
+    Stream(StreamEvent, SystemTime),
+    Submitted(SubmitReport),
+    /// The timer, with the time now.
+    Tick(SystemTime),
+}
+
+/// What the runtime must do after a message (the app itself does no I/O).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     Quit,
+    /// Fetch candles for the chart.
+    FetchCandles {
+        instrument_id: u32,
+        symbol: String,
+        interval: &'static str,
+    },
+    /// Append an intent's fate to the audit log.
+    RecordFate(alloy_primitives::B256, Resolution),
     /// Sign and send the order the confirmed dialog restated (`Dialog::order`); `what` names it
     /// in the toasts that follow.
     Submit {

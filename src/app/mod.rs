@@ -7,7 +7,7 @@ pub mod state;
 pub mod tab;
 pub mod ticket;
 
-pub use action::{Action, Command, Effect, Keymap, SubmitReport};
+pub use action::{Action, Command, Effect, Keymap, Message, SubmitReport};
 pub use freshness::Freshness;
 pub use state::{App, Dialog, KeyStatus, Mode, Toast};
 pub use tab::Tab;

@@ -163,7 +163,14 @@ pub struct App {
     pub keymap: super::action::Keymap,
     /// Something changed since the last frame.
     pub dirty: bool,
+    /// The latest time a message brought (the app reads no clock).
+    pub clock: SystemTime,
+    /// The chart's last candle request: what, and when.
+    candles_requested: Option<((u32, &'static str), SystemTime)>,
 }
+
+/// How often the chart's candles are fetched again.
+pub const CANDLE_REFRESH: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl App {
     pub fn new(mode: Mode, wallet: Option<Address>) -> Self {
@@ -186,6 +193,8 @@ impl App {
             watch: IntentWatch::new(),
             toasts: VecDeque::new(),
             prefill_market: None,
+            clock: SystemTime::UNIX_EPOCH,
+            candles_requested: None,
             ticket: Ticket::default(),
             tab: Tab::Trade,
             position_cursor: 0,
@@ -529,13 +538,62 @@ impl App {
     }
 
     /// The (market, interval) the chart should show, when it differs from what is loaded.
-    pub fn candles_wanted(&self) -> Option<(u32, &'static str)> {
+    /// The one entry point: fold a message, say what the runtime must do.
+    pub fn handle(&mut self, message: super::action::Message) -> Vec<super::action::Effect> {
+        use super::action::{Effect, Message};
+        let mut effects = match message {
+            Message::Action(a) => self.update(a),
+            Message::Market(event) => {
+                if let MarketEvent::Trading(_, at) = &event {
+                    self.clock = self.clock.max(*at);
+                }
+                self.on_market(event);
+                Vec::new()
+            }
+            Message::Stream(event, at) => {
+                self.clock = self.clock.max(at);
+                self.on_stream(event, at)
+                    .into_iter()
+                    .map(|(id, r)| Effect::RecordFate(id, r))
+                    .collect()
+            }
+            Message::Submitted(report) => {
+                self.on_submitted(report);
+                Vec::new()
+            }
+            Message::Tick(now) => {
+                self.clock = self.clock.max(now);
+                Vec::new()
+            }
+        };
+        effects.extend(self.candle_request());
+        effects
+    }
+
+    /// Candles for the chart: when its market or interval changes, and every `CANDLE_REFRESH`.
+    fn candle_request(&mut self) -> Option<super::action::Effect> {
         let (market, _) = self.ticket_market()?;
         let want = (market.id, self.chart_interval);
-        match &self.candles {
-            Some((id, interval, _)) if (*id, *interval) == want => None,
-            _ => Some(want),
+        let symbol = market.symbol.clone();
+        let due = match self.candles_requested {
+            Some((what, at)) => {
+                what != want
+                    || self
+                        .clock
+                        .duration_since(at)
+                        .is_ok_and(|age| age >= CANDLE_REFRESH)
+            }
+            None => true,
+        };
+        if !due {
+            return None;
         }
+        self.candles_requested = Some((want, self.clock));
+        Some(super::action::Effect::FetchCandles {
+            instrument_id: want.0,
+            symbol,
+            interval: want.1,
+        })
     }
 
     pub fn positions(&self) -> &[crate::protocol::account::Position] {

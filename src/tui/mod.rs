@@ -18,7 +18,7 @@ use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use tokio::sync::mpsc;
 
-use crate::app::{App, Effect};
+use crate::app::{App, Effect, Message};
 use crate::client::ExchangeHttp;
 use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
@@ -94,18 +94,34 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         execute!(std::io::stdout(), EnableMouseCapture)?;
     }
     let result = async {
-        let mut keys = EventStream::new();
+        let mut terminal_events = EventStream::new();
         let mut tick = tokio::time::interval(Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60))));
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+        // The first message: the time, so the app can ask for what it needs (candles).
+        let mut pending = vec![Message::Tick(SystemTime::now())];
         let mut draw_now = true;
-        // Candles are fetched when the market or interval changes, and refreshed now and then.
-        let mut candles_fetched: Option<((u32, &'static str), tokio::time::Instant)> = None;
         loop {
-            let want = app.ticket_market().map(|(m, _)| (m.id, app.chart_interval));
-            let stale = candles_fetched.is_none_or(|(what, at)| Some(what) != want || at.elapsed() > CANDLE_REFRESH);
-            if let (Some(what), true) = (want, stale) {
-                candles_fetched = Some((what, tokio::time::Instant::now()));
-                spawn_candles(&http, &app, what, market_tx_candles.clone());
+            // Fold every message, then run what it asked for. The loop changes no state itself.
+            for message in pending.drain(..) {
+                for effect in app.handle(message) {
+                    match effect {
+                        Effect::Quit => return Ok(()),
+                        Effect::Submit { order, what } => match &submitter {
+                            Some(s) => s.spawn(order, what, report_tx.clone()),
+                            None => {
+                                let report = crate::app::SubmitReport {
+                                    toasts: vec![("no session key in this session: nothing was signed".into(), true)],
+                                    ..Default::default()
+                                };
+                                let _ = report_tx.try_send(report);
+                            }
+                        },
+                        Effect::FetchCandles { instrument_id, symbol, interval } => {
+                            spawn_candles(&http, instrument_id, symbol, interval, market_tx_candles.clone());
+                        }
+                        Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
+                    }
+                }
             }
             if draw_now {
                 frame(&mut terminal, &app, &theme)?;
@@ -114,18 +130,10 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
             }
             tokio::select! {
                 biased;
-                event = keys.next() => match event {
+                event = terminal_events.next() => match event {
                     Some(Ok(Event::Key(key))) if key.kind == KeyEventKind::Press => {
                         if let Some(a) = action(&app, key) {
-                            for effect in app.update(a) {
-                                match effect {
-                                    Effect::Quit => return Ok(()),
-                                    Effect::Submit { order, what } => match &submitter {
-                                        Some(s) => s.spawn(order, what, report_tx.clone()),
-                                        None => app.toast("no session key in this session: nothing was signed", true),
-                                    },
-                                }
-                            }
+                            pending.push(Message::Action(a));
                         }
                         draw_now = true;
                     }
@@ -142,7 +150,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                             _ => None,
                         };
                         if let Some(a) = action {
-                            app.update(a);
+                            pending.push(Message::Action(a));
                             draw_now = true;
                         }
                     }
@@ -151,17 +159,16 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                     None => return Ok(()),
                 },
                 Some(report) = report_rx.recv() => {
-                    app.on_submitted(report);
+                    pending.push(Message::Submitted(report));
                     draw_now = true;
                 }
-                Some(event) = market_rx.recv() => app.on_market(event),
-                Some(event) = stream_rx.recv() => {
-                    for (id, resolution) in app.on_stream(event, SystemTime::now()) {
-                        record_fate(&audit, id, &resolution);
-                    }
-                }
+                Some(event) = market_rx.recv() => pending.push(Message::Market(event)),
+                Some(event) = stream_rx.recv() => pending.push(Message::Stream(event, SystemTime::now())),
                 // Feed updates draw at most once a tick; nothing is drawn while idle.
-                _ = tick.tick() => draw_now = app.dirty,
+                _ = tick.tick() => {
+                    pending.push(Message::Tick(SystemTime::now()));
+                    draw_now = app.dirty;
+                }
             }
         }
     }
@@ -183,33 +190,24 @@ fn frame(terminal: &mut ratatui::DefaultTerminal, app: &App, theme: &Theme) -> s
     drawn.map(|_| ())
 }
 
-/// How often the chart's candles are fetched again.
-const CANDLE_REFRESH: Duration = Duration::from_secs(20);
 /// Candles a chart can use at most (one a column).
 const CANDLE_COUNT: u64 = 200;
 
 fn spawn_candles(
     http: &ExchangeHttp,
-    app: &App,
-    (id, interval): (u32, &'static str),
+    instrument_id: u32,
+    symbol: String,
+    interval: &'static str,
     tx: mpsc::Sender<crate::feed::market::MarketEvent>,
 ) {
     use crate::client::market::candles;
     use crate::feed::market::{MarketEvent, Source};
-    let Some(symbol) = app
-        .trading
-        .as_ref()
-        .and_then(|s| s.market_by_id(id))
-        .map(|m| m.symbol.clone())
-    else {
-        return;
-    };
     let http = http.clone();
     tokio::spawn(async move {
         let now_ms = crate::clock::now_unix_ms();
         let event = match candles(&http, &symbol, interval, CANDLE_COUNT, now_ms).await {
             Ok(candles) => MarketEvent::Candles {
-                instrument_id: id,
+                instrument_id,
                 interval,
                 candles,
                 at: SystemTime::now(),

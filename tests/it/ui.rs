@@ -537,6 +537,43 @@ fn a_remapped_close_frees_x_and_the_help_says_z() {
     assert!(app.marked.is_empty() && !app.help && app.chart_interval == interval);
 }
 
+/// The app decides when the chart needs candles (its market or interval changed, or they are
+/// 20 s old); the loop only runs the fetch it asks for.
+#[test]
+fn candles_are_asked_for_on_change_and_refreshed() {
+    use papertrade_tui::app::{Action, Message};
+    let mut app = fixture(Mode::Demo);
+    let fetches = |effects: Vec<Effect>| -> Vec<(u32, &'static str)> {
+        effects
+            .into_iter()
+            .filter_map(|e| match e {
+                Effect::FetchCandles {
+                    instrument_id,
+                    interval,
+                    ..
+                } => Some((instrument_id, interval)),
+                _ => None,
+            })
+            .collect()
+    };
+    let t0 = now();
+    assert_eq!(fetches(app.handle(Message::Tick(t0))), [(0, "15m")]);
+    assert!(fetches(app.handle(Message::Tick(t0 + Duration::from_secs(5)))).is_empty());
+    assert_eq!(
+        fetches(app.handle(Message::Action(Action::ChartInterval))),
+        [(0, "1h")]
+    );
+    assert_eq!(
+        fetches(app.handle(Message::Action(Action::NextMarket))),
+        [(1, "1h")]
+    );
+    assert!(fetches(app.handle(Message::Tick(t0 + Duration::from_secs(19)))).is_empty());
+    assert_eq!(
+        fetches(app.handle(Message::Tick(t0 + Duration::from_secs(25)))),
+        [(1, "1h")]
+    );
+}
+
 /// The hint bar shows what the focused thing answers to: a dialog's two keys, a table's keys, the
 /// margin field's keys.
 #[test]
