@@ -708,11 +708,6 @@ impl AccountFold {
         self.state.as_ref()
     }
 
-    /// Forget the held state (before a resync from a fresh snapshot).
-    pub fn reset(&mut self) {
-        self.state = None;
-    }
-
     pub fn fold(&mut self, frame: &Frame) -> Result<Folded, SyncError> {
         match frame {
             Frame::Snapshot(snapshot) => {

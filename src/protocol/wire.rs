@@ -138,11 +138,6 @@ pub fn parse_b256(text: &str) -> Result<B256, String> {
     text.parse::<B256>().map_err(|e| e.to_string())
 }
 
-/// Lowercase `0x` hex of an address, the only form the SDK sends.
-pub fn address_hex(address: &Address) -> String {
-    format!("{address:#x}")
-}
-
 /// An integer the exchange writes as a decimal string (and sometimes as a JSON number).
 pub trait WireInt: Sized + std::fmt::Display {
     fn from_value(value: &Value) -> Result<Self, String>;

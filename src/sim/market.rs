@@ -258,16 +258,6 @@ impl MarketSim {
         }
         Some(out)
     }
-
-    /// The close of the candle open 24 h ago (for the 24 h change).
-    pub fn price_at(&self, t_ms: u64) -> u64 {
-        self.minutes
-            .iter()
-            .rev()
-            .find(|c| c.t <= t_ms)
-            .map(|c| c.c)
-            .unwrap_or(self.mid())
-    }
 }
 
 /// Group candles into buckets of `width` ms aligned to the epoch.

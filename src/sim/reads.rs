@@ -1,13 +1,13 @@
 //! The exchange's read endpoints, answered from the engine in the real shapes and units.
 
-use alloy_primitives::{Address, U256};
+use alloy_primitives::Address;
 use serde_json::{Value, json};
 
 use crate::protocol::stats::{
     MarketStat, MarketStats, QueueRank, QueueRankEntry, RecentTrades, Summary, SummaryActivity,
     SummaryBalances, SummaryFees, SummaryPaper, SummarySource,
 };
-use crate::protocol::units::{WAD, mul_div, u256_to_u128, wad_to_f64};
+use crate::protocol::units::{WAD, u256_to_u128, wad_to_f64};
 
 use super::engine::{Engine, GENESIS_MS, HistoryPoint};
 use super::intake::Refusal;
@@ -358,20 +358,5 @@ impl Engine {
             "accounts": accounts,
             "pageInfo": {"page": page, "pageSize": page_size, "totalPages": total.div_ceil(page_size), "totalItems": total},
         }))
-    }
-
-    /// USD value of a base-asset quantity at the mark (for caps and OI).
-    pub fn base_usd(&self, instrument_id: u32, quantity: u128) -> u128 {
-        let (Some(m), Some(mark)) = (
-            self.trading.market_by_id(instrument_id),
-            self.mark(instrument_id),
-        ) else {
-            return 0;
-        };
-        u256_to_u128(mul_div(
-            U256::from(quantity),
-            U256::from(mark),
-            U256::from(m.price_scale),
-        ))
     }
 }
