@@ -451,7 +451,14 @@ impl App {
                 candles,
                 ..
             } => {
-                self.candles = Some((instrument_id, interval, candles));
+                // An answer to an older request (the market or interval changed since) is
+                // dropped, so it cannot replace the chart the user is looking at.
+                let current = self
+                    .candles_requested
+                    .is_none_or(|(what, _)| what == (instrument_id, interval));
+                if current {
+                    self.candles = Some((instrument_id, interval, candles));
+                }
             }
             MarketEvent::Failed { .. } => {}
         }

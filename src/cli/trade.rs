@@ -307,14 +307,21 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 ));
             }
             // One refused batch does not stop the others; it is reported below.
-            Err(e) => {
-                let label = if matches!(e, CliError::Refused { .. }) {
-                    "refused"
-                } else {
-                    "error"
-                };
+            Err(e @ CliError::Refused { .. }) => {
                 let reason = crate::text::sanitize_line(&e.to_string(), 300);
-                sent.push((one.intent_id, one.closes.clone(), label, Some(reason)));
+                sent.push((one.intent_id, one.closes.clone(), "refused", Some(reason)));
+            }
+            // An answer that could not be read may still mean it was queued: follow it.
+            Err(e) => {
+                let reason = crate::text::sanitize_line(&e.to_string(), 300);
+                if !ctx.json {
+                    eprintln!(
+                        "intent {:#x}: {reason}; following the stream, not resending",
+                        one.intent_id
+                    );
+                }
+                watch.track_close(one.intent_id, one.closes.clone());
+                sent.push((one.intent_id, one.closes.clone(), "unknown", None));
             }
         }
     }
@@ -407,7 +414,23 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     let order = Order::Cancel { target };
     let details = json!({"target": format!("{target:#x}")});
     let sent = session_order(ctx, &key, owner, &order, details).await?;
-    reported(ctx, sent.first().expect("a cancel is one intent"))?;
+    match reported(ctx, sent.first().expect("a cancel is one intent")) {
+        Ok(_) => {}
+        // The target left the queue before the cancel reached it: it settled first, so the
+        // cancel lost the race (exit 4), which is not the same as a refused request.
+        Err(CliError::Refused { code, message }) if code == "not_cancellable" => {
+            if ctx.json {
+                print_json(
+                    &json!({"intentId": format!("{target:#x}"), "outcome": "not_cancelled", "code": code}),
+                );
+            }
+            return Err(CliError::Unsettled {
+                status: super::output::Unsettled::Failed,
+                message: format!("the intent was not cancelled: {message}"),
+            });
+        }
+        Err(e) => return Err(e),
+    }
     let outcome = live
         .outcome(target, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;

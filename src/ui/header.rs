@@ -70,10 +70,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             } else {
                 String::new()
             };
-            let paper = if a.paper.balance + a.paper.staked > 0 {
+            let paper = if a.paper.balance.saturating_add(a.paper.staked) > 0 {
                 format!(
                     " PAPER {}",
-                    crate::protocol::units::wad_text(signed(a.paper.balance + a.paper.staked), 2)
+                    crate::protocol::units::wad_text(
+                        signed(a.paper.balance.saturating_add(a.paper.staked)),
+                        2
+                    )
                 )
             } else {
                 String::new()

@@ -60,6 +60,12 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    // A command key with Ctrl or Alt held is not that command (Ctrl-S is not "short"). Both at
+    // once is AltGr on some keyboards, which is how `[`, `{` or `/` are typed there: let it be.
+    let held = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
+    if held == KeyModifiers::CONTROL || held == KeyModifiers::ALT {
+        return None;
+    }
     if let KeyCode::Char(c) = key.code
         && let Some(command) = app.keymap.command_on(c)
     {

@@ -162,10 +162,11 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
             positions::draw(frame, positions_area, app, theme, now);
         }
         Tab::Positions => {
-            let pending = app.account.as_ref().map_or(0, |a| a.operations.len()) as u16;
+            let pending = app.account.as_ref().map_or(0, |a| a.operations.len());
+            let pending = u16::try_from(pending).unwrap_or(u16::MAX);
             let [top, bottom] = Layout::vertical([
                 Constraint::Min(5),
-                Constraint::Length((pending + 3).min(10)),
+                Constraint::Length(pending.saturating_add(3).min(10)),
             ])
             .areas(body);
             positions::draw(frame, top, app, theme, now);

@@ -567,10 +567,46 @@ fn candles_are_asked_for_on_change_and_refreshed() {
         fetches(app.handle(Message::Action(Action::NextMarket))),
         [(1, "1h")]
     );
+    // A late answer to the BTC request does not replace what the ETH chart waits for.
+    app.handle(Message::Market(MarketEvent::Candles {
+        instrument_id: 0,
+        interval: "1h",
+        candles: Vec::new(),
+        at: t0,
+    }));
+    let shown = app
+        .candles
+        .as_ref()
+        .map(|(id, interval, _)| (*id, *interval));
+    assert_eq!(shown, Some((0, "15m")), "the stale answer was dropped");
     assert!(fetches(app.handle(Message::Tick(t0 + Duration::from_secs(19)))).is_empty());
     assert_eq!(
         fetches(app.handle(Message::Tick(t0 + Duration::from_secs(25)))),
         [(1, "1h")]
+    );
+}
+
+/// Ctrl or Alt with a command key is not the command: Ctrl-S does not flip the side, Ctrl-X
+/// does not open a close.
+#[test]
+fn ctrl_and_alt_do_not_run_commands() {
+    let mut app = fixture(Mode::Demo);
+    for m in [KeyModifiers::CONTROL, KeyModifiers::ALT] {
+        assert_eq!(action(&app, KeyEvent::new(KeyCode::Char('s'), m)), None);
+    }
+    press(&mut app, KeyCode::Char('2'));
+    assert_eq!(
+        action(
+            &app,
+            KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)
+        ),
+        None
+    );
+    // AltGr (Ctrl+Alt) is how some keyboards type `[`: it still lowers the leverage.
+    let altgr = KeyModifiers::CONTROL | KeyModifiers::ALT;
+    assert_eq!(
+        action(&app, KeyEvent::new(KeyCode::Char('['), altgr)),
+        Some(papertrade_tui::app::Action::Leverage(-1))
     );
 }
 

@@ -76,8 +76,10 @@ macro_rules! scoped_signer {
                 Ok(Self { key: key_from_bytes(secret)? })
             }
 
-            /// A fresh key from the OS random source.
+            /// A fresh key from the OS random source. A read-only process never gets here (the
+            /// commands that make keys are refused first); if one did, that is a bug to stop at.
             pub fn random() -> Self {
+                assert!(!is_read_only(), "a read-only process must not create keys");
                 Self { key: counted(PrivateKeySigner::random()) }
             }
 
