@@ -468,17 +468,26 @@ impl App {
     /// Fold an account-stream event: state, closed positions into history, outcomes as toasts.
     /// Returns the intents it resolved (the runtime appends them to the audit log).
     /// Fold what carrying out an order produced: track what may be queued, say what happened.
-    pub fn on_submitted(&mut self, report: super::action::SubmitReport) {
-        for id in &report.tracked {
-            self.watch.track(*id);
-        }
-        for (id, ids) in report.closes {
-            self.watch.track_close(id, ids);
-        }
+    /// Returns the intents whose fate the stream had already reported.
+    pub fn on_submitted(&mut self, report: super::action::SubmitReport) -> Vec<(B256, Resolution)> {
         for (text, error) in report.toasts {
             self.toast(text, error);
         }
+        let mut resolved = Vec::new();
+        for id in &report.tracked {
+            let closes = report
+                .closes
+                .iter()
+                .find(|(c, _)| c == id)
+                .map(|(_, ids)| ids.clone())
+                .unwrap_or_default();
+            if let Some(r) = self.watch.track_or_resolve(*id, closes) {
+                self.toast_outcome(*id, &r);
+                resolved.push((*id, r));
+            }
+        }
         self.dirty = true;
+        resolved
     }
 
     /// Fold an account-stream event received at `at` (the loop stamps it; the app reads no clock).
@@ -564,10 +573,11 @@ impl App {
                     .map(|(id, r)| Effect::RecordFate(id, r))
                     .collect()
             }
-            Message::Submitted(report) => {
-                self.on_submitted(report);
-                Vec::new()
-            }
+            Message::Submitted(report) => self
+                .on_submitted(report)
+                .into_iter()
+                .map(|(id, r)| Effect::RecordFate(id, r))
+                .collect(),
             Message::Tick(now) => {
                 self.clock = self.clock.max(now);
                 Vec::new()

@@ -44,11 +44,28 @@ struct Tracked {
 #[derive(Debug, Default)]
 pub struct IntentWatch {
     pending: HashMap<B256, Tracked>,
+    /// Outcomes of intents not (yet) tracked, newest last: a fast relayer can report an intent's
+    /// fate before the task that sent it reports back, and that outcome must not be lost.
+    early: std::collections::VecDeque<(B256, Outcome)>,
 }
+
+/// How many untracked outcomes are remembered for a late `track`.
+const EARLY_OUTCOMES: usize = 256;
 
 impl IntentWatch {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Track `id`, unless the stream already reported its fate: then that fate, at once.
+    pub fn track_or_resolve(&mut self, id: B256, closes: Vec<U256>) -> Option<Resolution> {
+        if let Some(i) = self.early.iter().position(|(e, _)| *e == id) {
+            let (_, outcome) = self.early.remove(i).expect("index found");
+            self.pending.remove(&id);
+            return Some(Resolution::Outcome(outcome));
+        }
+        self.pending.entry(id).or_default().closes = closes;
+        None
     }
 
     pub fn track(&mut self, id: B256) {
@@ -80,6 +97,11 @@ impl IntentWatch {
                 for o in outcomes {
                     if self.pending.remove(&o.intent_id).is_some() {
                         resolved.push((o.intent_id, Resolution::Outcome(o.outcome)));
+                    } else {
+                        if self.early.len() == EARLY_OUTCOMES {
+                            self.early.pop_front();
+                        }
+                        self.early.push_back((o.intent_id, o.outcome));
                     }
                 }
                 self.mark_queued(state);

@@ -610,6 +610,41 @@ fn ctrl_and_alt_do_not_run_commands() {
     );
 }
 
+/// A fast relayer: the stream reports the intent's fate before the send task reports back. The
+/// fate is not lost; tracking it resolves it at once (toast and audit record).
+#[test]
+fn an_outcome_that_beats_the_send_report_is_not_lost() {
+    use papertrade_tui::app::{Message, SubmitReport};
+    use papertrade_tui::protocol::account::{IntentOutcome, Outcome};
+    let mut app = fixture(Mode::Demo);
+    let id = alloy_primitives::B256::with_last_byte(0x42);
+    let state = app.account.clone().unwrap();
+    app.handle(Message::Stream(
+        StreamEvent::Patched {
+            state: Box::new(state),
+            closed: Vec::new(),
+            outcomes: vec![IntentOutcome {
+                intent_id: id,
+                outcome: Outcome::Succeeded,
+            }],
+        },
+        now(),
+    ));
+    let effects = app.handle(Message::Submitted(SubmitReport {
+        tracked: vec![id],
+        closes: Vec::new(),
+        toasts: vec![("open BTC 10x: queued".into(), false)],
+    }));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::RecordFate(i, r) if *i == id && r.label() == "succeeded")),
+        "{effects:?}"
+    );
+    assert!(app.watch.is_empty(), "nothing is left tracked");
+    assert!(app.toasts.back().unwrap().text.contains("succeeded"));
+}
+
 /// The hint bar shows what the focused thing answers to: a dialog's two keys, a table's keys, the
 /// margin field's keys.
 #[test]
