@@ -116,6 +116,29 @@ impl User {
             .unwrap_or_else(|e| panic!("{args:?}: {e}: {}", text(&out.stdout)))
     }
 
+    /// Open a long through the CLI, require it settled, and return the new position's id.
+    async fn open_long(&self, market: &str, margin: &str, leverage: &str) -> String {
+        let opened = self
+            .json(&[
+                "open",
+                "--market",
+                market,
+                "--side",
+                "long",
+                "--margin",
+                margin,
+                "--leverage",
+                leverage,
+                "--yes",
+            ])
+            .await;
+        assert_eq!(opened["outcome"], "succeeded", "{opened}");
+        opened["position"]["positionId"]
+            .as_str()
+            .expect("the opened position")
+            .to_string()
+    }
+
     fn session_key(&self) -> papertrade_tui::protocol::eip712::SessionSigner {
         let keys = SessionKeys::new(&self.data(), Some(papertrade_tui::keys::Backend::Keystore));
         keys.load(self.owner(), || Ok(Passphrase::new(SESSION_PASS.into())))
@@ -657,25 +680,7 @@ async fn watch_mode_constructs_no_signer() {
 async fn watch_anywhere_refuses_every_writing_command() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 1000).await;
-    let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "25",
-            "--yes",
-        ])
-        .await;
-    assert_eq!(opened["outcome"], "succeeded");
-    let position = opened["position"]["positionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let position = user.open_long("BTC", "50", "25").await;
     let audit_before = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
     let watched = format!("{:#x}", Address::with_last_byte(1));
     let queued = format!("{:#x}", alloy_primitives::B256::with_last_byte(7));
@@ -847,24 +852,7 @@ async fn exit_status_follows_the_outcome() {
 async fn a_position_in_an_unlisted_market_is_listed() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 1000).await;
-    let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "ETH",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "25",
-            "--yes",
-        ])
-        .await;
-    let id = opened["position"]["positionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = user.open_long("ETH", "50", "25").await;
     sim.control("/sim/faults", json!({"unlistedMarkets": ["ETH"]}))
         .await;
     let v = user.json(&["positions"]).await;
@@ -902,21 +890,7 @@ async fn close_all_skips_a_position_already_closing() {
     let user = ready_user(&sim, 2000).await;
     let mut ids = Vec::new();
     for market in ["BTC", "ETH"] {
-        let v = user
-            .json(&[
-                "open",
-                "--market",
-                market,
-                "--side",
-                "long",
-                "--margin",
-                "50",
-                "--leverage",
-                "25",
-                "--yes",
-            ])
-            .await;
-        ids.push(v["position"]["positionId"].as_str().unwrap().to_string());
+        ids.push(user.open_long(market, "50", "25").await);
     }
     let out = user.run(&["close", &ids[0], "--yes", "--wait", "0"]).await;
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
@@ -933,21 +907,7 @@ async fn close_all_skips_a_position_already_closing() {
     stream
         .until("both closed", |s| s.open_positions.is_empty())
         .await;
-    let v = user
-        .json(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "25",
-            "--yes",
-        ])
-        .await;
-    let id = v["position"]["positionId"].as_str().unwrap().to_string();
+    let id = user.open_long("BTC", "50", "25").await;
     assert_eq!(
         user.run(&["close", &id, "--yes", "--wait", "0"])
             .await
@@ -1286,24 +1246,7 @@ async fn a_gateway_error_is_unknown_not_refused() {
 async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 1000).await;
-    let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "ETH",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "20",
-            "--yes",
-        ])
-        .await;
-    let id = opened["position"]["positionId"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = user.open_long("ETH", "50", "20").await;
     let closed = user.json(&["close", &id, &id, "--yes"]).await;
     assert_eq!(closed["intents"][0]["positionIds"], json!([id]));
     assert_eq!(closed["intents"][0]["outcome"], "succeeded");
