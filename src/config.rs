@@ -27,6 +27,49 @@ pub struct FileConfig {
     /// The terminal UI.
     #[serde(default)]
     pub ui: UiConfig,
+    /// `[deadlines]`: how long each kind of signed intent stays valid.
+    #[serde(default)]
+    pub deadlines: DeadlineConfig,
+}
+
+/// `[deadlines]`, in seconds; each missing key keeps `Deadlines::default()`.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct DeadlineConfig {
+    pub open_s: Option<u64>,
+    pub close_s: Option<u64>,
+    pub cancel_s: Option<u64>,
+    pub withdraw_s: Option<u64>,
+}
+
+/// The range a configured deadline must fall in. Under half a minute an intent can expire in an
+/// ordinary queue; over an hour is beyond what the SDK signs, and whether the relayer accepts a
+/// longer horizon is not known (protocol.md §10, question 11).
+pub const DEADLINE_RANGE_S: std::ops::RangeInclusive<u64> = 30..=3600;
+
+impl DeadlineConfig {
+    /// The configured deadlines over the defaults, or the first key out of range.
+    pub fn deadlines(&self) -> Result<crate::protocol::order::Deadlines, String> {
+        let mut d = crate::protocol::order::Deadlines::default();
+        for (key, value, slot) in [
+            ("open_s", self.open_s, &mut d.open_s),
+            ("close_s", self.close_s, &mut d.close_s),
+            ("cancel_s", self.cancel_s, &mut d.cancel_s),
+            ("withdraw_s", self.withdraw_s, &mut d.withdraw_s),
+        ] {
+            if let Some(v) = value {
+                if !DEADLINE_RANGE_S.contains(&v) {
+                    return Err(format!(
+                        "deadlines.{key}: {v} is outside {}..={} seconds",
+                        DEADLINE_RANGE_S.start(),
+                        DEADLINE_RANGE_S.end()
+                    ));
+                }
+                *slot = v;
+            }
+        }
+        Ok(d)
+    }
 }
 
 /// `[ui]`: the terminal UI's look and pace.
@@ -130,6 +173,12 @@ impl FileConfig {
                 reason: format!("ui.theme: must be dark or light, got {t:?}"),
             });
         }
+        if let Err(reason) = config.deadlines.deadlines() {
+            return Err(ConfigError::Invalid {
+                path: shown,
+                reason,
+            });
+        }
         for (key, url) in [("api_url", &config.api_url), ("info_url", &config.info_url)] {
             if let Some(url) = url {
                 check_url(url).map_err(|reason| ConfigError::Invalid {
@@ -160,6 +209,37 @@ mod tests {
         let example = include_str!("../config.example.toml");
         let config: FileConfig = toml::from_str(example).unwrap();
         assert_eq!(config.api_url.as_deref(), Some(DEFAULT_API_URL));
+        // The example states the defaults, so it cannot drift from them unnoticed.
+        assert_eq!(
+            config.deadlines.deadlines(),
+            Ok(crate::protocol::order::Deadlines::default())
+        );
+    }
+
+    #[test]
+    fn deadlines_out_of_range_are_refused_with_the_key_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        for (text, key) in [
+            ("[deadlines]\nopen_s = 29\n", "deadlines.open_s"),
+            ("[deadlines]\nclose_s = 3601\n", "deadlines.close_s"),
+            ("[deadlines]\ncancel = 60\n", "cancel"),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let err = FileConfig::load_from(&path).unwrap_err().to_string();
+            assert!(err.contains(key), "{text}: {err}");
+        }
+        std::fs::write(&path, "[deadlines]\nwithdraw_s = 30\n").unwrap();
+        let d = FileConfig::load_from(&path)
+            .unwrap()
+            .deadlines
+            .deadlines()
+            .unwrap();
+        assert_eq!(d.withdraw_s, 30);
+        assert_eq!(
+            d.open_s,
+            crate::protocol::order::Deadlines::default().open_s
+        );
     }
 
     #[test]

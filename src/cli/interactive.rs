@@ -61,6 +61,7 @@ pub async fn open(
         rates,
         max_fps: ctx.ui.max_fps(),
         mouse: ctx.ui.mouse,
+        deadlines: ctx.deadlines,
     };
     crate::tui::run(setup)
         .await

@@ -44,7 +44,7 @@ fn meta_json(meta: &KeyMeta) -> serde_json::Value {
 pub async fn run(ctx: &Context, command: KeyCommand) -> Result<(), CliError> {
     let owner = owner(ctx)?;
     match command {
-        KeyCommand::New => new(ctx, owner),
+        KeyCommand::New(a) => new(ctx, owner, a.replace).await,
         KeyCommand::Register(a) => register(ctx, owner, &a.signing, a.yes, a.wait).await,
         KeyCommand::Show => show(ctx, owner).await,
         KeyCommand::Clear => {
@@ -69,9 +69,16 @@ pub async fn run(ctx: &Context, command: KeyCommand) -> Result<(), CliError> {
     }
 }
 
-fn new(ctx: &Context, owner: Address) -> Result<(), CliError> {
+async fn new(ctx: &Context, owner: Address, replace: bool) -> Result<(), CliError> {
     let keys = session_keys(ctx)?;
     let now = now_unix_s();
+    let replacing = match keys.meta(owner).map_err(key_error)? {
+        Some(old) if !replace => {
+            refuse_replacing_a_live_key(ctx, owner, &old, now).await?;
+            Some(old)
+        }
+        old => old,
+    };
     let (_, meta) = keys
         .generate(owner, now + SESSION_TTL_SECS, now, || {
             passphrase(
@@ -80,9 +87,15 @@ fn new(ctx: &Context, owner: Address) -> Result<(), CliError> {
             )
         })
         .map_err(key_error)?;
+    let replaced = replacing.as_ref().map(|old| format!("{:#x}", old.key));
     if ctx.json {
-        print_json(&json!({"created": meta_json(&meta), "registered": false}));
+        print_json(
+            &json!({"created": meta_json(&meta), "registered": false, "replaced": replaced}),
+        );
     } else {
+        if let Some(old) = &replaced {
+            println!("replaced session key {old}");
+        }
         println!("session key {:#x} for {owner:#x}", meta.key);
         println!(
             "stored in the {} ({})",
@@ -96,6 +109,41 @@ fn new(ctx: &Context, owner: Address) -> Result<(), CliError> {
         println!("It can open, close and cancel; it can never withdraw.");
     }
     Ok(())
+}
+
+/// A stored key the exchange has registered and unexpired is the one trading works with: a new
+/// key silently put in its place cannot sign until the owner signs again. Refuse unless
+/// `--replace`, and refuse when the exchange cannot say (an unchecked replacement is the same
+/// surprise). An unregistered or expired key is replaced without asking.
+async fn refuse_replacing_a_live_key(
+    ctx: &Context,
+    owner: Address,
+    old: &KeyMeta,
+    now: u64,
+) -> Result<(), CliError> {
+    let live = LiveAccount::open(ctx, owner).await.map_err(|e| {
+        CliError::input(
+            "replace",
+            format!(
+                "session key {:#x} is stored for {owner:#x} and the exchange could not be asked \
+                 whether it is registered ({e}); pass --replace to replace it anyway",
+                old.key
+            ),
+        )
+    })?;
+    match effective_expiry(old, &live.state) {
+        Some(expiry) if expiry > now => Err(CliError::input(
+            "replace",
+            format!(
+                "session key {:#x} is registered for {owner:#x} and can trade until {}. A new key \
+                 cannot trade until the owner signs RegisterSessionKey for it (`key register`); \
+                 to extend this one instead run `key register`. Pass --replace to replace it",
+                old.key,
+                time_text(expiry)
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 async fn register(
@@ -112,17 +160,21 @@ async fn register(
         ))
     })?;
     let now = now_unix_s();
-    if meta.expiry <= now + crate::protocol::order::Deadlines::default().register_s {
-        return Err(CliError::Config(
-            "the local key expires within the hour: run `key new` for a fresh one".into(),
-        ));
-    }
+    // Every registration asks for a full lifetime from now, so registering the same key again
+    // extends it (the registration replaces the key's expiry) instead of re-sending the old one.
+    let expiry = now + SESSION_TTL_SECS;
     let mut live = LiveAccount::open(ctx, owner).await?;
+    let renewing = live.state.session_key_expiry(meta.key);
     if !signing.external || !ctx.json {
         eprintln!(
-            "Register session key {:#x} for {owner:#x} until {} (zero fee address). It can trade, never withdraw.",
+            "{} session key {:#x} for {owner:#x} until {} (zero fee address). It can trade, never withdraw.",
+            if renewing.is_some() {
+                "Extend"
+            } else {
+                "Register"
+            },
             meta.key,
-            time_text(meta.expiry)
+            time_text(expiry)
         );
     }
     if signing.owner_keystore.is_some() {
@@ -137,14 +189,18 @@ async fn register(
     let intent = RegisterSessionKey {
         user: owner,
         key: meta.key,
-        expiry: meta.expiry,
+        expiry,
         feeAddress: Address::ZERO,
         nonce,
-        deadline: now + crate::protocol::order::Deadlines::default().register_s,
+        deadline: now + ctx.deadlines.register_s,
     };
     let signed = owner_sign(ctx, signing, owner, intent)?;
+    // The local expiry follows what was signed; the effective expiry stays the lesser of this
+    // and the exchange's until the registration settles.
+    keys.set_expiry(owner, expiry).map_err(key_error)?;
+    let meta = KeyMeta { expiry, ..meta };
     let audit = AuditLog::new(&ctx.data_dir);
-    let details = json!({"sessionKey": format!("{:#x}", meta.key), "expiry": meta.expiry});
+    let details = json!({"sessionKey": format!("{:#x}", meta.key), "expiry": expiry});
     let submission = submit(&ctx.http, &audit, &signed, details)
         .await
         .map_err(|e| CliError::Malformed(e.to_string()))?;

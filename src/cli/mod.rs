@@ -143,13 +143,21 @@ impl Command {
 #[derive(Debug, Subcommand)]
 pub enum KeyCommand {
     /// Generate a fresh session key for the owner and store it (keyring, else keystore file).
-    New,
+    New(NewKeyArgs),
     /// Register the session key: the owner's wallet signs RegisterSessionKey.
     Register(RegisterArgs),
     /// Show the session key: address, backend, local and registered expiry.
     Show,
     /// Remove the session key from wherever it is stored.
     Clear,
+}
+
+#[derive(Debug, Args)]
+pub struct NewKeyArgs {
+    /// Replace a stored key even if the exchange has it registered and unexpired (the new key
+    /// then needs the owner's signature, `key register`, before it can trade).
+    #[arg(long)]
+    pub replace: bool,
 }
 
 /// How the owner's wallet signs (register, withdraw).
@@ -416,6 +424,8 @@ pub struct Context {
     pub watch: Option<alloy_primitives::Address>,
     /// The config file's `[ui]`.
     pub ui: crate::config::UiConfig,
+    /// How long each kind of intent stays valid (`[deadlines]`).
+    pub deadlines: crate::protocol::order::Deadlines,
 }
 
 /// Parse the command line, run the command, report any error; the process exit code.
@@ -516,6 +526,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         key_backend: cli.key_backend.or(file.key_backend),
         watch,
         ui: file.ui,
+        // Checked when the file was read.
+        deadlines: file.deadlines.deadlines().map_err(CliError::Config)?,
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

@@ -109,7 +109,7 @@ pub fn usable_session_key(
     };
     if expiry <= now {
         return Err(CliError::Config(format!(
-            "session key {:#x} expired; nothing was signed. Run `key new` and `key register` to renew",
+            "session key {:#x} expired; nothing was signed. Run `key register` to extend it (the owner signs again)",
             meta.key
         )));
     }
@@ -129,7 +129,7 @@ pub fn renewal_warning(expiry: u64) -> Option<String> {
     let now = now_unix_s();
     (expiry > now && expiry - now < RENEW_WITHIN_SECS).then(|| {
         format!(
-            "warning: the session key expires in {} min; renew with `key new` + `key register`",
+            "warning: the session key expires in {} min; extend it with `key register`",
             (expiry - now) / 60
         )
     })

@@ -157,7 +157,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             expiry: now + 30 * 86_400,
             feeAddress: Default::default(),
             nonce: U256::from(256u64),
-            deadline: now + 3600,
+            deadline: now + crate::protocol::order::Deadlines::default().register_s,
         };
         let post = practice.wallet.sign(register).ok().and_then(|s| s.post());
         post.map(|p| intake::submit(e, &p.body))
@@ -202,6 +202,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             key_backend: Some("keystore".into()),
             watch: None,
             ui: ctx.ui.clone(),
+            deadlines: ctx.deadlines,
         };
         let rates = crate::client::market::PollRates {
             markets: std::time::Duration::from_millis(1000),

@@ -11,7 +11,7 @@ use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
 use crate::protocol::math::{OpenCheck, OpenRejection, check_open};
-use crate::protocol::order::{Deadlines, Order, OrderIntent};
+use crate::protocol::order::{Order, OrderIntent};
 use crate::protocol::units::{USDC_TO_WAD, parse_scaled, price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
@@ -31,7 +31,13 @@ async fn session_order(
     order: &Order,
     details: Value,
 ) -> Result<Vec<Sent>, CliError> {
-    let trader = Trader::new(ctx.http.clone(), &ctx.data_dir, key.clone(), owner);
+    let trader = Trader::new(
+        ctx.http.clone(),
+        &ctx.data_dir,
+        key.clone(),
+        owner,
+        ctx.deadlines,
+    );
     Ok(trader.send(order, details).await?)
 }
 
@@ -82,9 +88,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
     let mark = data
         .mark(market)
         .map_err(|e| CliError::Network(format!("no live mark for {}: {e}", market.symbol)))?;
-    let (key, meta) = usable_session_key(ctx, owner, &live.state)?;
-    let s = &live.state;
-    let funds = s.open_funds();
+    let funds = live.state.open_funds();
     check_open(&OpenCheck {
         state: &data.state,
         market,
@@ -101,6 +105,8 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
             format!("the relayer would refuse this open: {r}; nothing was signed"),
         )
     })?;
+    // Only an open the relayer would take is worth the passphrase: unlock after the checks.
+    let (key, meta) = usable_session_key(ctx, owner, &live.state)?;
     let p = Position {
         market,
         is_long,
@@ -479,7 +485,7 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
     }
     let usdc = u64::try_from(usdc).map_err(|_| CliError::input("amount", "is too large"))?;
     let nonces = NonceStore::new(&ctx.data_dir);
-    let built = Order::Withdraw { usdc }.intents(owner, now_unix_s(), Deadlines::default(), || {
+    let built = Order::Withdraw { usdc }.intents(owner, now_unix_s(), ctx.deadlines, || {
         nonces.next(owner, NonceLane::Exchange)
     });
     let Some(OrderIntent::Withdraw(intent)) = built.map_err(OrderError::Nonce)?.pop() else {

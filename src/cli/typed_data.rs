@@ -14,9 +14,6 @@ use crate::protocol::math::{OpenCheck, check_open};
 use super::output::{CliError, print_json};
 use super::{Context, TypedDataArgs, args};
 
-/// Intents live an hour by default, as the SDK's (§4.3).
-pub const DEFAULT_TTL_SECS: u64 = 3600;
-
 pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
     let kind = IntentKind::parse(&a.kind).ok_or_else(|| {
         let names: Vec<&str> = IntentKind::ALL.iter().map(|k| k.name()).collect();
@@ -35,15 +32,19 @@ pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|s| args::address("signer", s))
         .transpose()?;
+    // A deadline left out follows the same policy as the commands' own intents.
+    let ttl = ctx.deadlines.of(kind);
     let out = match kind {
-        IntentKind::RegisterSessionKey => build::<RegisterSessionKey>(message, signer, no_checks),
-        IntentKind::OpenPosition => build::<OpenPosition>(message, signer, open_checks),
-        IntentKind::Close => build::<Close>(message, signer, no_checks),
-        IntentKind::WithdrawToCore => build::<WithdrawToCore>(message, signer, no_checks),
-        IntentKind::Stake => build::<Stake>(message, signer, no_checks),
-        IntentKind::Unstake => build::<Unstake>(message, signer, no_checks),
-        IntentKind::Claim => build::<Claim>(message, signer, no_checks),
-        IntentKind::CancelIntent => build::<CancelIntent>(message, signer, no_checks),
+        IntentKind::RegisterSessionKey => {
+            build::<RegisterSessionKey>(message, signer, ttl, no_checks)
+        }
+        IntentKind::OpenPosition => build::<OpenPosition>(message, signer, ttl, open_checks),
+        IntentKind::Close => build::<Close>(message, signer, ttl, no_checks),
+        IntentKind::WithdrawToCore => build::<WithdrawToCore>(message, signer, ttl, no_checks),
+        IntentKind::Stake => build::<Stake>(message, signer, ttl, no_checks),
+        IntentKind::Unstake => build::<Unstake>(message, signer, ttl, no_checks),
+        IntentKind::Claim => build::<Claim>(message, signer, ttl, no_checks),
+        IntentKind::CancelIntent => build::<CancelIntent>(message, signer, ttl, no_checks),
     }?;
     if ctx.json {
         print_json(&out);
@@ -105,6 +106,7 @@ fn open_checks(open: &OpenPosition) -> Result<Option<Value>, CliError> {
 fn build<I: Intent>(
     mut message: Map<String, Value>,
     signer: Option<Address>,
+    ttl_s: u64,
     checks: impl Fn(&I) -> Result<Option<Value>, CliError>,
 ) -> Result<Value, CliError> {
     let now = crate::clock::now_unix_s();
@@ -117,10 +119,7 @@ fn build<I: Intent>(
         defaulted.push("nonce");
     }
     if !message.contains_key("deadline") {
-        message.insert(
-            "deadline".into(),
-            Value::String((now + DEFAULT_TTL_SECS).to_string()),
-        );
+        message.insert("deadline".into(), Value::String((now + ttl_s).to_string()));
         defaulted.push("deadline");
     }
     if I::NAME == "RegisterSessionKey" && !message.contains_key("feeAddress") {

@@ -62,6 +62,7 @@ impl Trader {
         data_dir: &std::path::Path,
         key: SessionSigner,
         owner: Address,
+        deadlines: Deadlines,
     ) -> Self {
         Self {
             http,
@@ -69,7 +70,7 @@ impl Trader {
             nonces: std::sync::Arc::new(NonceStore::new(data_dir)),
             key,
             owner,
-            deadlines: Deadlines::default(),
+            deadlines,
         }
     }
 

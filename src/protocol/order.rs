@@ -5,7 +5,7 @@
 
 use alloy_primitives::{Address, B256, U256};
 
-use super::eip712::{CancelIntent, Close, MAX_CLOSE_IDS, OpenPosition, WithdrawToCore};
+use super::eip712::{CancelIntent, Close, IntentKind, MAX_CLOSE_IDS, OpenPosition, WithdrawToCore};
 
 /// What a trader asked for, in the contract's units. The confirm dialog restates this object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,13 +38,17 @@ pub struct Deadlines {
 }
 
 impl Default for Deadlines {
-    /// An hour each, as the SDK signs (§4.3).
+    /// Short for what fills at the mark, as the official frontend signs (≈90–600 s, §4.3), not
+    /// the SDK's hour: an open fills at the mark when the relayer reaches it, so an open still
+    /// valid long after the trader looked at the mark can fill at a price they never saw. A close
+    /// gets longer because getting out matters more than the exact mark, a cancel is moot once
+    /// its target has settled, and a withdrawal or a key registration does not depend on a price.
     fn default() -> Self {
         Self {
-            open_s: 3600,
-            close_s: 3600,
-            cancel_s: 3600,
-            withdraw_s: 3600,
+            open_s: 120,
+            close_s: 600,
+            cancel_s: 120,
+            withdraw_s: 600,
             register_s: 3600,
         }
     }
@@ -57,6 +61,23 @@ pub enum OrderIntent {
     Close(Close),
     Cancel(CancelIntent),
     Withdraw(WithdrawToCore),
+}
+
+impl Deadlines {
+    /// The deadline of one kind of intent. Owner-signed staking intents are wallet prompts like a
+    /// registration and get its policy.
+    pub fn of(&self, kind: IntentKind) -> u64 {
+        match kind {
+            IntentKind::OpenPosition => self.open_s,
+            IntentKind::Close => self.close_s,
+            IntentKind::CancelIntent => self.cancel_s,
+            IntentKind::WithdrawToCore => self.withdraw_s,
+            IntentKind::RegisterSessionKey
+            | IntentKind::Stake
+            | IntentKind::Unstake
+            | IntentKind::Claim => self.register_s,
+        }
+    }
 }
 
 impl Order {
@@ -159,7 +180,11 @@ mod tests {
             closes.iter().map(|c| c.nonce).collect::<Vec<_>>(),
             [U256::from(101), U256::from(102), U256::from(103)]
         );
-        assert!(closes.iter().all(|c| c.deadline == 4_600));
+        assert!(
+            closes
+                .iter()
+                .all(|c| c.deadline == 1_000 + Deadlines::default().close_s)
+        );
     }
 
     #[test]
@@ -184,6 +209,8 @@ mod tests {
                 || -> Result<U256, ()> { panic!("a cancel has no nonce") },
             )
             .unwrap();
-        assert!(matches!(&built[..], [OrderIntent::Cancel(c)] if c.deadline == U256::from(3_610)));
+        assert!(
+            matches!(&built[..], [OrderIntent::Cancel(c)] if c.deadline == U256::from(10 + Deadlines::default().cancel_s))
+        );
     }
 }

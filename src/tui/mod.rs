@@ -43,6 +43,8 @@ pub struct Setup {
     pub max_fps: u32,
     /// Capture the mouse (off by default, so copy and paste work).
     pub mouse: bool,
+    /// How long each kind of intent stays valid.
+    pub deadlines: crate::protocol::order::Deadlines,
 }
 
 /// Run the UI until the user quits.
@@ -56,6 +58,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         rates,
         max_fps,
         mouse,
+        deadlines,
     } = setup;
     let (market_tx, mut market_rx) = mpsc::channel(256);
     let market_tx_candles = market_tx.clone();
@@ -84,8 +87,9 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
     });
     let (report_tx, mut report_rx) = mpsc::channel::<crate::app::SubmitReport>(64);
     let audit = AuditLog::new(&data_dir);
-    let submitter =
-        session.map(|(key, _)| submit::Submitter::new(http.clone(), key, app.wallet, &data_dir));
+    let submitter = session.map(|(key, _)| {
+        submit::Submitter::new(http.clone(), key, app.wallet, &data_dir, deadlines)
+    });
 
     // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
     // restores the terminal before the panic message prints.

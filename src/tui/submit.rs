@@ -12,7 +12,7 @@ use crate::client::ExchangeHttp;
 use crate::client::intents::Submission;
 use crate::client::orders::Trader;
 use crate::protocol::eip712::SessionSigner;
-use crate::protocol::order::Order;
+use crate::protocol::order::{Deadlines, Order};
 
 /// Sends confirmed orders as tasks; `None` inside when there is no owner to trade for.
 pub struct Submitter {
@@ -25,9 +25,10 @@ impl Submitter {
         key: SessionSigner,
         owner: Option<Address>,
         data_dir: &Path,
+        deadlines: Deadlines,
     ) -> Self {
         Self {
-            trader: owner.map(|o| Trader::new(http, data_dir, key, o)),
+            trader: owner.map(|o| Trader::new(http, data_dir, key, o, deadlines)),
         }
     }
 

@@ -1660,3 +1660,162 @@ async fn a_reused_nonce_explains_the_stale_nonce_store() {
         "the refusal must explain the stale nonce store: {err}"
     );
 }
+
+/// The `signed` audit entries of one action: (unix ms written, deadline in unix seconds).
+fn signed_deadlines(user: &User, action: &str) -> Vec<(u64, u64)> {
+    let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap_or_default();
+    audit
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == "signed" && e["action"] == action)
+        .map(|e| {
+            let deadline = e["deadline"].as_str().unwrap().parse().unwrap();
+            (e["ts"].as_u64().unwrap(), deadline)
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_is_checked_before_the_passphrase_is_asked_for() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1_000).await;
+    // $10 at 10x is $100 of notional, under the market's minimum. With a wrong passphrase in the
+    // environment, unlocking first would fail on the passphrase; checking first names the rule.
+    let mut command = user.command(&[
+        "open",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "10",
+        "--leverage",
+        "10",
+        "--yes",
+    ]);
+    command.env("PAPERTRADE_TUI_PASSPHRASE", "not the passphrase");
+    let out = tokio::task::spawn_blocking(move || command.output().unwrap())
+        .await
+        .unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("would refuse this open") && err.contains("notional"),
+        "{err}"
+    );
+    assert!(!err.to_lowercase().contains("passphrase"), "{err}");
+    assert_eq!(signers(&out), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn key_new_does_not_silently_replace_a_registered_key() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1_000).await;
+    let before = user.json(&["key", "show"]).await;
+    assert_eq!(before["usable"], true, "{before}");
+
+    let out = user.run(&["key", "new", "--json"]).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let message = err["error"]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("--replace") && message.contains("key register"),
+        "{err}"
+    );
+    assert_eq!(user.json(&["key", "show"]).await, before, "nothing changed");
+
+    let replaced = user.json(&["key", "new", "--replace"]).await;
+    assert_eq!(replaced["replaced"], before["sessionKey"], "{replaced}");
+    assert_ne!(replaced["created"]["sessionKey"], before["sessionKey"]);
+    // The new key cannot trade until the owner registers it: what --replace warned about.
+    assert_eq!(user.json(&["key", "show"]).await["usable"], false);
+    // An unregistered key is replaced without asking.
+    let again = user.json(&["key", "new"]).await;
+    assert_eq!(again["replaced"], replaced["created"]["sessionKey"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn registering_again_extends_the_key() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1_000).await;
+    // As if the key were 29 days old: less than an hour and a minute of it is left locally.
+    let keys = SessionKeys::new(&user.data(), Some(papertrade_tui::keys::Backend::Keystore));
+    let now = papertrade_tui::clock::now_unix_s();
+    keys.set_expiry(user.owner(), now + 3_000).unwrap();
+    let shown = user.json(&["key", "show"]).await;
+    assert!(
+        shown["effectiveExpiry"].as_u64().unwrap() <= now + 3_000,
+        "{shown}"
+    );
+
+    let renewed = user
+        .json(&[
+            "key",
+            "register",
+            "--owner-keystore",
+            user.owner_keystore.to_str().unwrap(),
+            "--yes",
+        ])
+        .await;
+    assert_eq!(renewed["outcome"], "succeeded", "{renewed}");
+    let month = 30 * 86_400;
+    let registered = renewed["registeredExpiry"].as_u64().unwrap();
+    assert!(registered >= now + month, "{renewed}");
+    let shown = user.json(&["key", "show"]).await;
+    assert!(
+        shown["effectiveExpiry"].as_u64().unwrap() >= now + month,
+        "{shown}"
+    );
+    assert_eq!(
+        shown["sessionKey"], renewed["key"]["sessionKey"],
+        "the same key"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opens_and_closes_carry_short_deadlines_that_the_config_sets() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 5_000).await;
+    let id = user.open_long("BTC", "100", "10").await;
+    let [(ts, deadline)] = signed_deadlines(&user, "openPosition")[..] else {
+        panic!("one signed open");
+    };
+    // Two minutes from signing, not the SDK's hour.
+    assert!((ts / 1000).abs_diff(deadline - 120) <= 1, "{ts} {deadline}");
+
+    let config = user.dir.path().join("config/papertrade-tui");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(
+        config.join("config.toml"),
+        "[deadlines]\nopen_s = 45\nclose_s = 90\n",
+    )
+    .unwrap();
+    user.open_long("BTC", "100", "10").await;
+    let (ts, deadline) = signed_deadlines(&user, "openPosition")[1];
+    assert!((ts / 1000).abs_diff(deadline - 45) <= 1, "{ts} {deadline}");
+    user.json(&["close", &id, "--yes"]).await;
+    let [(ts, deadline)] = signed_deadlines(&user, "closePositions")[..] else {
+        panic!("one signed close");
+    };
+    assert!((ts / 1000).abs_diff(deadline - 90) <= 1, "{ts} {deadline}");
+
+    // Out of range is refused with the key named, and nothing is signed.
+    std::fs::write(config.join("config.toml"), "[deadlines]\nopen_s = 5\n").unwrap();
+    let out = user
+        .run(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("deadlines.open_s"));
+    assert_eq!(signed_deadlines(&user, "openPosition").len(), 2);
+}
