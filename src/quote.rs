@@ -117,7 +117,21 @@ impl<'a> Position<'a> {
         mark: Option<u64>,
         funds: Option<OpenFunds>,
     ) -> Result<(), OpenRejection> {
-        check_open(&OpenCheck {
+        check_open(&self.open_check(state, mark, funds))
+    }
+
+    /// This position as an open the relayer would check (from the balance, no account's
+    /// positions known).
+    pub fn open_check<'s>(
+        &self,
+        state: &'s TradingState,
+        mark: Option<u64>,
+        funds: Option<OpenFunds>,
+    ) -> OpenCheck<'s>
+    where
+        'a: 's,
+    {
+        OpenCheck {
             state,
             market: self.market,
             is_long: self.is_long,
@@ -126,7 +140,8 @@ impl<'a> Position<'a> {
             use_debt: false,
             mark,
             funds,
-        })
+            positions: None,
+        }
     }
 
     /// The default ladder: favourable and adverse moves of [`DEFAULT_MOVES_PCT`] plus the bust

@@ -12,7 +12,6 @@ use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::feed::market::{MarketEvent, Source};
 use crate::protocol::account::{AccountState, ClosedPosition};
-use crate::protocol::math::OpenFunds;
 use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
@@ -341,7 +340,7 @@ impl App {
         let state = self.trading.as_ref().ok_or("no market data yet")?;
         let (market, mark) = self.ticket_market().ok_or("no market selected")?;
         let mark = mark.ok_or_else(|| format!("no mark for {} yet", market.symbol))?;
-        let p = self.ticket.preview(state, mark, self.funds())?;
+        let p = self.ticket.preview(state, mark, self.account.as_ref())?;
         p.validation
             .map_err(|r| format!("the relayer would refuse it: {r}"))?;
         Ok(Dialog::Open {
@@ -617,10 +616,6 @@ impl App {
         self.account
             .as_ref()
             .map_or(&[], |a| a.open_positions.as_slice())
-    }
-
-    pub fn funds(&self) -> Option<OpenFunds> {
-        self.account.as_ref().map(AccountState::open_funds)
     }
 
     /// The ticket's market and its mark, when both are known.

@@ -1,9 +1,8 @@
 //! The order ticket: market, side, margin (typed), leverage, and the pre-trade panel recomputed
 //! from it on every keystroke. Pure: the numbers are the quote module's, the checks the protocol's.
 
-use crate::protocol::math::{
-    Capacity, OpenCheck, OpenFunds, OpenRejection, check_open, open_capacity,
-};
+use crate::protocol::account::AccountState;
+use crate::protocol::math::{Capacity, OpenCheck, OpenRejection, check_open, open_capacity};
 use crate::protocol::trading::{Instrument, TradingState};
 use crate::protocol::units::{DecimalError, WAD, parse_scaled};
 use crate::quote::{Position, Scenario, exit_from_move};
@@ -90,12 +89,13 @@ impl Ticket {
         }
     }
 
-    /// Recompute the panel at `mark` against `state` and the account's `funds`.
+    /// Recompute the panel at `mark` against `state` and the account (its funds and the
+    /// positions it holds), when known.
     pub fn preview<'a>(
         &self,
         state: &'a TradingState,
         mark: u64,
-        funds: Option<OpenFunds>,
+        account: Option<&AccountState>,
     ) -> Result<PreTrade<'a>, String> {
         let market: &Instrument = state.instruments.get(self.market).ok_or("no such market")?;
         let margin = self.margin()?;
@@ -108,7 +108,7 @@ impl Ticket {
             entry: mark,
         };
         let bust = position.bust();
-        let validation = check_open(&OpenCheck {
+        let check = OpenCheck {
             state,
             market,
             is_long: self.is_long,
@@ -116,17 +116,11 @@ impl Ticket {
             leverage,
             use_debt: self.use_debt,
             mark: Some(mark),
-            funds,
-        });
-        let capacity = open_capacity(
-            state,
-            market,
-            self.is_long,
-            leverage,
-            self.use_debt,
-            Some(mark),
-            funds,
-        );
+            funds: account.map(AccountState::open_funds),
+            positions: account.map(|a| &a.open_positions[..]),
+        };
+        let validation = check_open(&check);
+        let capacity = open_capacity(&check);
         let fee = state.win_fee_rate();
         let mut scenarios = Vec::new();
         for pct in PANEL_MOVES.iter().rev() {

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::protocol::math::{OpenRejection, open_capacity};
+use crate::protocol::math::{OpenRejection, check_open, open_capacity};
 use crate::protocol::trading::Instrument;
 use crate::protocol::units::{WAD, price_json, signed, wad_json};
 use crate::quote::{
@@ -170,8 +170,9 @@ pub async fn quote(ctx: &Context, a: QuoteArgs) -> Result<(), CliError> {
     let live_mark = data.mark(market).ok();
     // The open-interest cap is priced at the live mark; offline, at the given entry.
     let oi_price = live_mark.or(Some(entry));
-    let validation = p.validate(state, oi_price, None);
-    let capacity = open_capacity(state, market, i.is_long, leverage, false, oi_price, None);
+    let check = p.open_check(state, oi_price, None);
+    let validation = check_open(&check);
+    let capacity = open_capacity(&check);
     let fee = state.win_fee_rate();
     let scenarios: Vec<Scenario> = exits.iter().map(|x| p.scenario(fee, *x)).collect();
     let bust = p.bust();

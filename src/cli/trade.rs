@@ -12,7 +12,8 @@ use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
 use crate::protocol::math::{OpenCheck, OpenRejection, check_open};
 use crate::protocol::order::{Order, OrderIntent};
-use crate::protocol::units::{USDC_TO_WAD, parse_scaled, price_json, signed, wad_json};
+use crate::protocol::rules::{CloseRejection, check_cancel, check_withdraw, close_rejection};
+use crate::protocol::units::{parse_scaled, price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
 use super::key::report_submission;
@@ -98,6 +99,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         use_debt: a.use_debt,
         mark: Some(mark),
         funds: Some(funds),
+        positions: Some(&live.state.open_positions),
     })
     .map_err(|r| {
         CliError::input(
@@ -217,10 +219,10 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         live.state.open_positions.iter().map(|p| p.id).collect()
     } else {
         for id in &requested {
-            if !live.state.open_positions.iter().any(|p| p.id == *id) {
+            if let Some(r @ CloseRejection::NotOpen { .. }) = close_rejection(&live.state, *id) {
                 return Err(CliError::input(
                     args::POSITION_ID,
-                    format!("position {id} is not open on {owner:#x}"),
+                    format!("{r} ({owner:#x})"),
                 ));
             }
         }
@@ -234,9 +236,12 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
     };
     // A position whose close is already queued would make the relayer refuse its whole batch
     // (`position_closing`): it is left out and named.
-    let (skipped, ids): (Vec<U256>, Vec<U256>) = wanted
-        .iter()
-        .partition(|id| live.state.queued_close_of(**id).is_some());
+    let (skipped, ids): (Vec<U256>, Vec<U256>) = wanted.iter().partition(|id| {
+        matches!(
+            close_rejection(&live.state, **id),
+            Some(CloseRejection::AlreadyClosing { .. })
+        )
+    });
     let skipped_json: Vec<Value> = skipped
         .iter()
         .map(|id| {
@@ -395,20 +400,14 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     let target: B256 = crate::protocol::wire::parse_b256(a.intent_id.trim())
         .map_err(|e| CliError::input(args::INTENT_ID, e))?;
     let mut live = LiveAccount::open(ctx, owner).await?;
-    let Some(op) = live
-        .state
-        .operations
-        .iter()
-        .find(|o| o.intent_id == target)
-        .cloned()
-    else {
-        return Err(CliError::input(
-            args::INTENT_ID,
-            format!(
-                "{target:#x} is not queued on {owner:#x}; only queued intents can be cancelled"
-            ),
-        ));
-    };
+    let op = check_cancel(&live.state, target)
+        .map_err(|r| {
+            CliError::input(
+                args::INTENT_ID,
+                format!("{r} ({owner:#x}); only queued intents can be cancelled"),
+            )
+        })?
+        .clone();
     let (key, _) = usable_session_key(ctx, owner, &live.state)?;
     if !ctx.json {
         eprintln!(
@@ -464,16 +463,7 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
         ));
     }
     let mut live = LiveAccount::open(ctx, owner).await?;
-    let wad = usdc.saturating_mul(USDC_TO_WAD);
-    if wad > live.state.funds.available_balance {
-        return Err(CliError::input(
-            "amount",
-            format!(
-                "is more than the available balance of {}",
-                usd(signed(live.state.funds.available_balance))
-            ),
-        ));
-    }
+    check_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
     if !ctx.json || !a.signing.external {
         eprintln!(
             "WITHDRAW {} USDC to {owner:#x}'s own HyperCore spot account (route hypercore); signed by the owner's wallet",

@@ -89,6 +89,7 @@ fn open_checks(open: &OpenPosition) -> Result<Option<Value>, CliError> {
         use_debt: open.useDebt,
         mark: None,
         funds: None,
+        positions: None,
     })
     .map_err(|r| {
         CliError::input(

@@ -7,6 +7,7 @@ pub mod hyperliquid;
 pub mod math;
 pub mod order;
 pub mod relayer;
+pub mod rules;
 pub mod stats;
 pub mod trading;
 pub mod units;

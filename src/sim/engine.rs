@@ -116,7 +116,7 @@ pub struct Account {
 }
 
 impl Account {
-    fn new(address: Address) -> Self {
+    pub(crate) fn new(address: Address) -> Self {
         Self {
             state: AccountState {
                 address,

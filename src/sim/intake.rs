@@ -3,19 +3,22 @@
 //! intake switches, and for opens every §5.4 check in order — with the real error codes where
 //! they are known. Codes marked INVENTED are ours, where the real list is unknown (§10.5).
 
+use std::borrow::Cow;
+
 use alloy_primitives::{Address, B256, U256};
 use serde_json::{Map, Value};
 
-use crate::protocol::account::{Operation, Outcome};
+use crate::protocol::account::{AccountState, Operation, Outcome};
 use crate::protocol::eip712::{
     CancelIntent, Claim, Close, Intent, NonceLane, OpenPosition, RegisterSessionKey, Signed,
     SignedError, Stake, Unstake, WithdrawToCore,
 };
 use crate::protocol::math::{OpenCheck, OpenFunds, check_open};
 use crate::protocol::relayer::{Accepted, ErrorBody, IntentState};
+use crate::protocol::rules::{self, CancelRejection, CloseRejection};
 use crate::protocol::units::USDC_TO_WAD;
 
-use super::engine::{Engine, Queued, QueuedAction};
+use super::engine::{Account, Engine, Queued, QueuedAction};
 
 /// A refusal: HTTP status and the exchange's error body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -236,14 +239,8 @@ pub fn submit(engine: &mut Engine, body: &Value) -> Result<Accepted, Refusal> {
             let i = s.intent().clone();
             let usdc =
                 u128::try_from(i.amount).map_err(|_| insufficient("the amount is out of range"))?;
-            let available = engine
-                .account(i.user)
-                .map_or(0, |a| a.state.funds.available_balance);
-            if usdc.saturating_mul(USDC_TO_WAD) > available {
-                return Err(insufficient(
-                    "the amount is more than the available balance",
-                ));
-            }
+            rules::check_withdraw(&account_state(engine, i.user), usdc)
+                .map_err(|r| Refusal::new(422, r.code(), r.to_string()))?;
             Ok(queue(
                 engine,
                 &s,
@@ -307,6 +304,14 @@ pub fn submit(engine: &mut Engine, body: &Value) -> Result<Accepted, Refusal> {
     }
 }
 
+/// The wallet's account state, empty for a wallet never seen (as the indexer shows any address).
+fn account_state(engine: &Engine, user: Address) -> Cow<'_, AccountState> {
+    engine.account(user).map_or_else(
+        || Cow::Owned(Account::new(user).state),
+        |a| Cow::Borrowed(&a.state),
+    )
+}
+
 /// INVENTED code.
 fn insufficient(message: &str) -> Refusal {
     Refusal::new(422, "insufficient_funds", message)
@@ -324,11 +329,7 @@ fn check_open_now(engine: &Engine, i: &OpenPosition) -> Result<(), Refusal> {
                 format!("no instrument {}", i.instrumentId),
             )
         })?;
-    let funds = engine.account(i.user).map(|a| OpenFunds {
-        available_balance: a.state.funds.available_balance,
-        available_queued: a.state.funds.available_queued,
-        debt_room: a.state.debt_room(),
-    });
+    let account = engine.account(i.user).map(|a| &a.state);
     check_open(&OpenCheck {
         state: &engine.trading,
         market,
@@ -337,57 +338,29 @@ fn check_open_now(engine: &Engine, i: &OpenPosition) -> Result<(), Refusal> {
         leverage: i.leverage,
         use_debt: i.useDebt,
         mark: engine.mark(i.instrumentId),
-        funds: Some(funds.unwrap_or(OpenFunds {
-            available_balance: 0,
-            available_queued: 0,
-            debt_room: 0,
-        })),
+        // An account never seen has nothing to draw on and holds nothing.
+        funds: Some(account.map_or(
+            OpenFunds {
+                available_balance: 0,
+                available_queued: 0,
+                debt_room: 0,
+            },
+            AccountState::open_funds,
+        )),
+        positions: Some(account.map_or(&[], |a| &a.open_positions)),
     })
     // INVENTED codes: the §5.4 reasons, each its own code.
-    .map_err(|r| Refusal::new(422, r.code(), r.to_string()))?;
-    // One account cannot hold long and short on the same asset (§5.4 note).
-    let opposite = engine.account(i.user).is_some_and(|a| {
-        a.state
-            .open_positions
-            .iter()
-            .any(|p| p.instrument_id == i.instrumentId && p.is_long != i.isLong)
-    });
-    if opposite {
-        // INVENTED code.
-        return Err(Refusal::new(
-            422,
-            "opposite_side_open",
-            "the account already holds the other side of this market",
-        ));
-    }
-    Ok(())
+    .map_err(|r| Refusal::new(422, r.code(), r.to_string()))
 }
 
 fn check_close(engine: &Engine, user: Address, ids: &[U256]) -> Result<(), Refusal> {
-    let account = engine.account(user);
-    for id in ids {
-        let held = account.is_some_and(|a| a.state.open_positions.iter().any(|p| p.id == *id));
-        if !held {
-            // INVENTED code.
-            return Err(Refusal::new(
-                422,
-                "unknown_position",
-                format!("position {id} is not open on this account"),
-            ));
-        }
-        let closing = engine.queue.iter().any(|q| {
-            q.wallet == user && matches!(&q.action, QueuedAction::Close { ids } if ids.contains(id))
-        });
-        if closing {
-            // INVENTED code.
-            return Err(Refusal::new(
-                409,
-                "position_closing",
-                format!("position {id} already has a close queued"),
-            ));
-        }
-    }
-    Ok(())
+    rules::check_close(&account_state(engine, user), ids).map_err(|r| {
+        let status = match r {
+            CloseRejection::NotOpen { .. } => 422,
+            CloseRejection::AlreadyClosing { .. } => 409,
+        };
+        Refusal::new(status, r.code(), r.to_string())
+    })
 }
 
 /// Accept: spend the nonce, reserve funds, list the operation, queue the intent.
@@ -493,21 +466,14 @@ pub fn cancel(engine: &mut Engine, target: B256, body: &Value) -> Result<Accepte
     authorize(engine, &s)?;
     check_deadline(engine, s.intent().deadline)?;
     let user = s.intent().user;
-    let Some(index) = engine.queue.iter().position(|q| q.id == target) else {
-        // INVENTED code: not queued (already settled, expired, cancelled or never seen).
-        return Err(Refusal::new(
-            409,
-            "not_cancellable",
-            "the intent is not queued",
-        ));
-    };
-    if engine.queue[index].wallet != user {
-        return Err(Refusal::new(
-            409,
-            "not_cancellable",
-            "the intent is not queued",
-        ));
-    }
+    let refused = |r: CancelRejection| Refusal::new(409, r.code(), r.to_string());
+    rules::check_cancel(&account_state(engine, user), target).map_err(refused)?;
+    // The account lists exactly its queued intents; the queue is searched for the entry itself.
+    let index = engine
+        .queue
+        .iter()
+        .position(|q| q.id == target && q.wallet == user)
+        .ok_or_else(|| refused(CancelRejection::NotQueued { target }))?;
     let queued = engine.queue.remove(index).expect("index found above");
     engine.finish(&queued, Outcome::Cancelled);
     Ok(Accepted {

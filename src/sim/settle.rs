@@ -165,15 +165,10 @@ impl Engine {
             use_debt,
             mark: Some(entry),
             funds,
+            // One side per market, checked again: two queued opens could disagree.
+            positions: self.account(q.wallet).map(|a| &a.state.open_positions[..]),
         });
-        // One side per market per account, checked again: two queued opens could disagree.
-        let opposite = self.account(q.wallet).is_some_and(|a| {
-            a.state
-                .open_positions
-                .iter()
-                .any(|p| p.instrument_id == instrument_id && p.is_long != is_long)
-        });
-        if check.is_err() || opposite {
+        if check.is_err() {
             self.finish(q, Outcome::Failed);
             return;
         }

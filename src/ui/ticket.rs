@@ -66,7 +66,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         return;
     };
     let Some(state) = &app.trading else { return };
-    match t.preview(state, mark, app.funds()) {
+    match t.preview(state, mark, app.account.as_ref()) {
         Err(e) => lines.push(Line::styled(e, theme.warn())),
         Ok(p) => {
             lines.push(Line::from(format!(

@@ -1819,3 +1819,35 @@ async fn opens_and_closes_carry_short_deadlines_that_the_config_sets() {
     assert!(text(&out.stderr).contains("deadlines.open_s"));
     assert_eq!(signed_deadlines(&user, "openPosition").len(), 2);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_other_side_of_a_held_market_is_refused_before_signing() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 5_000).await;
+    let id = user.open_long("ETH", "100", "10").await;
+    let short = |market: &'static str| {
+        [
+            "open",
+            "--market",
+            market,
+            "--side",
+            "short",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+            "--yes",
+        ]
+    };
+    let out = user.run(&short("ETH")).await;
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("holds a long ETH position (#{id})")),
+        "{err}"
+    );
+    assert_eq!(signers(&out), 0, "nothing was signed");
+    // The other market is its own: a BTC short opens.
+    let out = user.run(&[&short("BTC")[..], &["--json"]].concat()).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

@@ -12,7 +12,7 @@ use papertrade_tui::ui::{draw, theme::Theme};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 
-const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[["0x3f531f402502754977d21725fa31bfaacbed3562","1794285240"]],"walletRevision":48399562,"queueRevision":"881","balance":"234249163328500998503","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"234249163328500998503","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",0,false,false,"832045","10000000000000000000",100,"839965",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
+const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[["0x3f531f402502754977d21725fa31bfaacbed3562","1794285240"]],"walletRevision":48399562,"queueRevision":"881","balance":"234249163328500998503","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"234249163328500998503","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",1,false,false,"251250","10000000000000000000",100,"253640",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
 
 fn now() -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(1_791_862_900)
@@ -228,6 +228,10 @@ fn type_text(app: &mut App, text: &str) {
 #[test]
 fn type_a_ticket_review_and_confirm() {
     let mut app = fixture(Mode::Demo);
+    // A BTC short needs an account without the BTC long (one side per market).
+    let mut state = app.account.clone().unwrap();
+    state.open_positions.retain(|p| p.instrument_id != 0);
+    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
     press(&mut app, KeyCode::Char('s'));
     press(&mut app, KeyCode::Char('/'));
     for _ in 0..3 {
@@ -334,6 +338,31 @@ fn a_refused_open_never_reaches_the_dialog() {
     assert!(app.dialog.is_some());
     assert!(press(&mut app, KeyCode::Char('n')).is_empty());
     assert!(app.dialog.is_none());
+}
+
+#[test]
+fn the_other_side_of_a_held_market_is_refused_in_the_ticket() {
+    let mut app = fixture(Mode::Demo);
+    // The account holds a BTC long (#411276): a BTC short is refused before Review, with the
+    // reason in the ticket itself, and Review does not open the confirm dialog. ($20 at 500x
+    // passes every earlier check, the short open-interest cap included.)
+    app.ticket.margin_text = "20".into();
+    press(&mut app, KeyCode::Char('s'));
+    let reason = "the account holds a long BTC";
+    let in_ticket = format!("✗ {reason}");
+    let s = screen(&app, 120, 40);
+    assert!(s.contains(&in_ticket), "{s}");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(app.toasts.back().unwrap().text.contains(reason));
+    // The same side adds to the market and passes.
+    press(&mut app, KeyCode::Char('b'));
+    assert!(!screen(&app, 120, 40).contains(&in_ticket));
+    press(&mut app, KeyCode::Enter);
+    assert!(matches!(
+        app.dialog,
+        Some(Dialog::Open { is_long: true, .. })
+    ));
 }
 
 #[test]

@@ -2,6 +2,7 @@
 
 use alloy_primitives::U256;
 
+use crate::protocol::account::Position;
 use crate::protocol::trading::{Cap, Instrument, TradingState};
 use crate::protocol::units::{signed, usd_text};
 
@@ -19,6 +20,9 @@ pub struct OpenCheck<'a> {
     pub mark: Option<u64>,
     /// The account's funds, when an account is known.
     pub funds: Option<OpenFunds>,
+    /// The account's open positions, when an account is known: one account holds one side of a
+    /// market at a time.
+    pub positions: Option<&'a [Position]>,
 }
 
 /// The account figures an open is checked against (wads).
@@ -74,6 +78,14 @@ pub enum OpenRejection {
         headroom: u128,
         leverage: u32,
     },
+    #[error(
+        "the account holds a {held} {symbol} position (#{position}); close it before opening the other side"
+    )]
+    OppositeSideOpen {
+        symbol: String,
+        held: &'static str,
+        position: U256,
+    },
 }
 
 impl OpenRejection {
@@ -92,6 +104,7 @@ impl OpenRejection {
             OpenRejection::InsufficientQueued { .. } => "insufficient_queued_balance",
             OpenRejection::InsufficientDebtRoom { .. } => "insufficient_debt_room",
             OpenRejection::OpenInterestCap { .. } => "open_interest_cap",
+            OpenRejection::OppositeSideOpen { .. } => "opposite_side_open",
         }
     }
 }
@@ -177,7 +190,28 @@ pub fn check_open(c: &OpenCheck) -> Result<(), OpenRejection> {
             leverage: c.leverage,
         });
     }
+    // Last, as the relayer checks it (§5.4 note): the other side of this market is held.
+    if let Some(p) = c
+        .positions
+        .into_iter()
+        .flatten()
+        .find(|p| p.instrument_id == market.id && p.is_long != c.is_long)
+    {
+        return Err(OpenRejection::OppositeSideOpen {
+            symbol: market.symbol.clone(),
+            held: if p.is_long { "long" } else { "short" },
+            position: p.id,
+        });
+    }
     Ok(())
+}
+
+/// A position of the account on the other side of the check's market (one side per market).
+fn other_side_held<'a>(c: &OpenCheck<'a>) -> Option<&'a Position> {
+    c.positions
+        .into_iter()
+        .flatten()
+        .find(|p| p.instrument_id == c.market.id && p.is_long != c.is_long)
 }
 
 /// USD notional (wad) the side's open-interest cap still allows at `mark`:
@@ -227,6 +261,8 @@ pub enum CapacityLimit {
     MaxNotional,
     /// The side's open-interest cap.
     OpenInterest,
+    /// The account holds the other side of this market.
+    OtherSideHeld,
 }
 
 impl CapacityLimit {
@@ -235,20 +271,31 @@ impl CapacityLimit {
             CapacityLimit::Balance => "available balance",
             CapacityLimit::MaxNotional => "max position notional",
             CapacityLimit::OpenInterest => "open-interest cap",
+            CapacityLimit::OtherSideHeld => "the other side is held",
         }
     }
 }
 
-/// `min(available, maxPositionNotional/L, headroom/L)` (§5.4). Leverage must be at least 1.
-pub fn open_capacity(
-    state: &TradingState,
-    market: &Instrument,
-    is_long: bool,
-    leverage: u32,
-    use_debt: bool,
-    mark: Option<u64>,
-    funds: Option<OpenFunds>,
-) -> Capacity {
+/// `min(available, maxPositionNotional/L, headroom/L)` (§5.4), or nothing while the account
+/// holds the other side of the market. The check's own `margin` is not read; leverage counts as
+/// at least 1.
+pub fn open_capacity(c: &OpenCheck) -> Capacity {
+    let OpenCheck {
+        state,
+        market,
+        is_long,
+        leverage,
+        use_debt,
+        mark,
+        funds,
+        ..
+    } = *c;
+    if other_side_held(c).is_some() {
+        return Capacity {
+            max_margin: 0,
+            limit: CapacityLimit::OtherSideHeld,
+        };
+    }
     let l = u128::from(leverage.max(1));
     let mut best = Capacity {
         max_margin: market.max_position_notional / l,
@@ -288,6 +335,21 @@ mod tests {
         TradingState::decode(include_str!("../../../assets/trading_mainnet.json")).unwrap()
     }
 
+    /// A BTC long of $1 with no account: what capacity reads besides the margin.
+    fn long_btc(state: &TradingState, leverage: u32, mark: Option<u64>) -> OpenCheck<'_> {
+        OpenCheck {
+            state,
+            market: state.market("BTC").unwrap(),
+            is_long: true,
+            margin: WAD,
+            leverage,
+            use_debt: false,
+            mark,
+            funds: None,
+            positions: None,
+        }
+    }
+
     fn check(state: &TradingState, margin_usd: u128, leverage: u32) -> Result<(), OpenRejection> {
         let market = state.market("BTC").unwrap();
         check_open(&OpenCheck {
@@ -299,6 +361,7 @@ mod tests {
             use_debt: false,
             mark: Some(830655),
             funds: None,
+            positions: None,
         })
     }
 
@@ -349,6 +412,56 @@ mod tests {
         );
     }
 
+    fn held(instrument_id: u32, is_long: bool) -> Position {
+        Position {
+            id: U256::from(7u8),
+            instrument_id,
+            is_long,
+            use_debt: false,
+            entry_price: 830_000,
+            margin: 10 * WAD,
+            leverage: 100,
+            bust_price: 822_530,
+            opened_at_ms: 0,
+            intent_id: None,
+        }
+    }
+
+    #[test]
+    fn one_side_per_market_is_the_last_check() {
+        let s = state();
+        let btc = s.market("BTC").unwrap();
+        let eth = s.market("ETH").unwrap();
+        let long_btc = [held(btc.id, true)];
+        let open = |is_long, positions: &[Position], margin_usd| {
+            check_open(&OpenCheck {
+                state: &s,
+                market: btc,
+                is_long,
+                margin: margin_usd * WAD,
+                leverage: 100,
+                use_debt: false,
+                mark: Some(830655),
+                funds: None,
+                positions: Some(positions),
+            })
+        };
+        let refused = open(false, &long_btc, 100).unwrap_err();
+        assert_eq!(refused.code(), "opposite_side_open");
+        assert!(
+            refused.to_string().contains("long BTC position (#7)"),
+            "{refused}"
+        );
+        // The same side adds to the market; the other market is its own.
+        assert_eq!(open(true, &long_btc, 100), Ok(()));
+        assert_eq!(open(false, &[held(eth.id, true)], 100), Ok(()));
+        // An earlier reason wins: the relayer reports the first check that fails.
+        assert_eq!(
+            open(false, &long_btc, 1).unwrap_err().code(),
+            "margin_below_minimum"
+        );
+    }
+
     #[test]
     fn funds_and_debt_room() {
         let s = state();
@@ -366,6 +479,7 @@ mod tests {
                 available_queued: 60 * WAD,
                 debt_room: 45 * WAD,
             }),
+            positions: None,
         };
         assert_eq!(
             check_open(&base).unwrap_err().code(),
@@ -379,7 +493,7 @@ mod tests {
             check_open(&debt).unwrap_err().code(),
             "insufficient_debt_room"
         );
-        let cap = open_capacity(&s, market, true, 100, true, Some(830655), base.funds);
+        let cap = open_capacity(&debt);
         assert_eq!(
             cap,
             Capacity {
@@ -395,15 +509,7 @@ mod tests {
         // on a state whose long side has room (uncapped here).
         let mut s = state();
         s.instruments[0].long_cap = Cap::Unlimited;
-        let cap = open_capacity(
-            &s,
-            s.market("BTC").unwrap(),
-            true,
-            100,
-            false,
-            Some(830655),
-            None,
-        );
+        let cap = open_capacity(&long_btc(&s, 100, Some(830655)));
         assert_eq!(
             cap,
             Capacity {
@@ -413,15 +519,7 @@ mod tests {
         );
         // In the real 2026-10-18 state the long cap had ~49.36 BTC of room: OI-limited.
         let s = state();
-        let cap = open_capacity(
-            &s,
-            s.market("BTC").unwrap(),
-            true,
-            100,
-            false,
-            Some(830655),
-            None,
-        );
+        let cap = open_capacity(&long_btc(&s, 100, Some(830655)));
         let room = 2_057_202_902_919_973_392_655u128 - 2_007_843_665_405_887_498_352;
         assert_eq!(
             cap,
@@ -449,7 +547,7 @@ mod tests {
             oi_headroom(&s, btc, false, 829105),
             Some((1_844_045_158_281_018_663_275u128 - 1_843_824_174_822_486_836_506) * 829105 / 10)
         );
-        let cap = open_capacity(&s, btc, true, 1000, false, Some(829105), None);
+        let cap = open_capacity(&long_btc(&s, 1000, Some(829105)));
         assert_eq!(
             cap,
             Capacity {
@@ -466,6 +564,7 @@ mod tests {
             use_debt: false,
             mark: Some(829105),
             funds: None,
+            positions: None,
         };
         assert_eq!(check_open(&over).unwrap_err().code(), "open_interest_cap");
         // The same open is fine on the short side, and without a known mark the cap is not applied.
