@@ -84,6 +84,8 @@ pub struct UiConfig {
     /// terminal's own copy and paste work.
     #[serde(default)]
     pub mouse: bool,
+    /// The oldest mark (seconds) an open may be reviewed and confirmed against. Default 5.
+    pub max_mark_age_s: Option<u64>,
     /// `[ui.keys]`: command name → key (one character, or "space").
     #[serde(default)]
     pub keys: std::collections::BTreeMap<String, String>,
@@ -98,6 +100,14 @@ impl UiConfig {
 
     pub fn max_fps(&self) -> u32 {
         self.max_fps.unwrap_or(10).clamp(1, 60)
+    }
+
+    /// `max_mark_age_s`, checked to 1–60 s when the file is read.
+    pub fn max_mark_age(&self) -> std::time::Duration {
+        self.max_mark_age_s.map_or(
+            crate::app::gate::DEFAULT_MAX_MARK_AGE,
+            std::time::Duration::from_secs,
+        )
     }
 }
 
@@ -171,6 +181,14 @@ impl FileConfig {
             return Err(ConfigError::Invalid {
                 path: shown,
                 reason: format!("ui.theme: must be dark or light, got {t:?}"),
+            });
+        }
+        if let Some(s) = config.ui.max_mark_age_s
+            && !(1..=60).contains(&s)
+        {
+            return Err(ConfigError::Invalid {
+                path: shown,
+                reason: format!("ui.max_mark_age_s: {s} is outside 1..=60 seconds"),
             });
         }
         if let Err(reason) = config.deadlines.deadlines() {
@@ -261,6 +279,13 @@ mod tests {
                 .unwrap_err()
                 .to_string()
                 .contains("ui.theme")
+        );
+        std::fs::write(&path, "[ui]\nmax_mark_age_s = 0\n").unwrap();
+        assert!(
+            FileConfig::load_from(&path)
+                .unwrap_err()
+                .to_string()
+                .contains("ui.max_mark_age_s")
         );
         std::fs::write(&path, "[ui]\ntheme = \"light\"\nmax_fps = 500\n").unwrap();
         let ui = FileConfig::load_from(&path).unwrap().ui;

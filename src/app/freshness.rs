@@ -32,10 +32,13 @@ impl Freshness {
             MarketEvent::RecentTrades(_, at) => self.record_ok(Source::RecentTrades, *at),
             MarketEvent::Candles { at, .. } => self.record_ok(Source::Candles, *at),
             MarketEvent::DayOpen { .. } => {}
-            MarketEvent::Failed { source, error, .. } => {
-                self.last_error.insert(*source, error.clone());
-            }
+            MarketEvent::Failed { source, error, .. } => self.record_error(*source, error.clone()),
         }
+    }
+
+    /// A failure of `source`, shown until it next succeeds.
+    pub fn record_error(&mut self, source: Source, error: String) {
+        self.last_error.insert(source, error);
     }
 
     /// How old the source's last good value is (`None`: never succeeded).
@@ -48,6 +51,15 @@ impl Freshness {
     /// The last error, while the source has not succeeded since.
     pub fn error(&self, source: Source) -> Option<&str> {
         self.last_error.get(&source).map(String::as_str)
+    }
+}
+
+/// An age as the panes and the status line show it: seconds under a minute, then minutes.
+pub fn age_text(age: Option<Duration>) -> String {
+    match age {
+        None => "—".into(),
+        Some(a) if a.as_secs() < 60 => format!("{}s", a.as_secs()),
+        Some(a) => format!("{}m", a.as_secs() / 60),
     }
 }
 

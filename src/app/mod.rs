@@ -3,12 +3,14 @@
 
 pub mod action;
 pub mod freshness;
+pub mod gate;
 pub mod state;
 pub mod tab;
 pub mod ticket;
 
 pub use action::{Action, Command, Effect, Keymap, Message, SubmitReport};
 pub use freshness::Freshness;
+pub use gate::{Connection, KeyState};
 pub use state::{App, Dialog, KeyStatus, Mode, Toast};
 pub use tab::Tab;
 pub use ticket::{PreTrade, Ticket};

@@ -69,6 +69,14 @@ pub enum Dialog {
 }
 
 impl Dialog {
+    /// The market of an open (whose mark must be fresh to sign it).
+    pub fn open_instrument(&self) -> Option<u32> {
+        match self {
+            Dialog::Open { instrument_id, .. } => Some(*instrument_id),
+            _ => None,
+        }
+    }
+
     /// A short name of the order, for toasts.
     pub fn what(&self) -> String {
         match self {
@@ -164,6 +172,8 @@ pub struct App {
     pub dirty: bool,
     /// The latest time a message brought (the app reads no clock).
     pub clock: SystemTime,
+    /// The oldest mark an open may be reviewed or confirmed against (`[ui] max_mark_age_s`).
+    pub max_mark_age: std::time::Duration,
     /// The chart's last candle request: what, and when.
     candles_requested: Option<((u32, &'static str), SystemTime)>,
 }
@@ -193,6 +203,7 @@ impl App {
             toasts: VecDeque::new(),
             prefill_market: None,
             clock: SystemTime::UNIX_EPOCH,
+            max_mark_age: super::gate::DEFAULT_MAX_MARK_AGE,
             candles_requested: None,
             ticket: Ticket::default(),
             tab: Tab::Trade,
@@ -264,6 +275,11 @@ impl App {
             Action::Backspace => self.ticket.backspace(),
             Action::Confirm => {
                 if let Some(d) = self.dialog.take() {
+                    // Checked again: the dialog may have waited while the mark aged or the
+                    // exchange went away.
+                    if self.gate_refuses(d.open_instrument()) {
+                        return Vec::new();
+                    }
                     return vec![Effect::Submit {
                         order: d.order(),
                         what: d.what(),
@@ -285,6 +301,7 @@ impl App {
                     Err(why) => self.toast(why, true),
                 }
             }
+            Action::CloseSelected | Action::CancelPending if self.gate_refuses(None) => {}
             Action::CloseSelected => {
                 let selected = self.close_selection();
                 // A position whose close is already queued would make the relayer refuse the
@@ -335,6 +352,17 @@ impl App {
         Vec::new()
     }
 
+    /// Whether [`trade_gate`](App::trade_gate) refuses now; if it does, the toast says why.
+    fn gate_refuses(&mut self, open_instrument: Option<u32>) -> bool {
+        match self.trade_gate(open_instrument, self.clock) {
+            Ok(()) => false,
+            Err(why) => {
+                self.toast(format!("nothing was signed: {why}"), true);
+                true
+            }
+        }
+    }
+
     /// The open the ticket describes, if the checks pass now.
     fn review(&self) -> Result<Dialog, String> {
         let state = self.trading.as_ref().ok_or("no market data yet")?;
@@ -343,6 +371,7 @@ impl App {
         let p = self.ticket.preview(state, mark, self.account.as_ref())?;
         p.validation
             .map_err(|r| format!("the relayer would refuse it: {r}"))?;
+        self.trade_gate(Some(market.id), self.clock)?;
         Ok(Dialog::Open {
             instrument_id: market.id,
             symbol: market.symbol.clone(),
@@ -464,8 +493,6 @@ impl App {
         self.dirty = true;
     }
 
-    /// Fold an account-stream event: state, closed positions into history, outcomes as toasts.
-    /// Returns the intents it resolved (the runtime appends them to the audit log).
     /// Fold what carrying out an order produced: track what may be queued, say what happened.
     /// Returns the intents whose fate the stream had already reported.
     pub fn on_submitted(&mut self, report: super::action::SubmitReport) -> Vec<(B256, Resolution)> {
@@ -489,7 +516,9 @@ impl App {
         resolved
     }
 
-    /// Fold an account-stream event received at `at` (the loop stamps it; the app reads no clock).
+    /// Fold an account-stream event received at `at` (the loop stamps it; the app reads no clock):
+    /// state, closed positions into history, outcomes as toasts. Returns the intents it resolved
+    /// (the runtime appends them to the audit log).
     pub fn on_stream(&mut self, event: StreamEvent, at: SystemTime) -> Vec<(B256, Resolution)> {
         let resolved = self.watch.on_event(&event);
         for (id, resolution) in &resolved {
@@ -528,6 +557,7 @@ impl App {
             }
             StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
             StreamEvent::Disconnected { reason, .. } => {
+                self.freshness.record_error(Source::Account, reason.clone());
                 self.toast(format!("account stream lost: {reason}; resyncing"), true)
             }
         }
@@ -552,7 +582,6 @@ impl App {
         self.toast(format!("intent {short}… {}", resolution.label()), error);
     }
 
-    /// The (market, interval) the chart should show, when it differs from what is loaded.
     /// The one entry point: fold a message, say what the runtime must do.
     pub fn handle(&mut self, message: super::action::Message) -> Vec<super::action::Effect> {
         use super::action::{Effect, Message};

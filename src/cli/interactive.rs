@@ -44,6 +44,7 @@ pub async fn open(
     rates: PollRates,
 ) -> Result<(), CliError> {
     let mut app = App::new(mode, Some(wallet));
+    app.max_mark_age = ctx.ui.max_mark_age();
     // Validated when the config was read; a failure here would be a bug, so fall back loudly.
     app.keymap = crate::app::Keymap::with_overrides(&ctx.ui.keys).map_err(CliError::Config)?;
     app.key = session.as_ref().map(|(_, meta)| KeyStatus {

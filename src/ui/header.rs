@@ -7,7 +7,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::{App, Tab};
+use crate::app::{App, KeyState, Tab};
 use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_text};
 use crate::quote::percent_text;
@@ -54,14 +54,14 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         // Drawn at once, before the exchange answers: the UI is alive and says what it waits for.
         markets.push(Span::styled(" connecting to the exchange… ", theme.warn()));
     }
-    if let Some(h) = &app.health {
-        let (text, style) = if h.is_ready() {
-            ("relayer ready", theme.dim())
-        } else {
-            ("RELAYER NOT READY", theme.warn())
-        };
-        markets.push(Span::styled(format!("│ {text}"), style));
-    }
+    // One status for the stream, the polls and the relayer: a dead exchange never looks alive.
+    let connection = app.connection(now);
+    let style = if connection.is_up() {
+        theme.dim()
+    } else {
+        theme.warn()
+    };
+    markets.push(Span::styled(format!("│ {}", connection.text()), style));
     let mut account = Vec::new();
     match (&app.wallet, &app.account) {
         (Some(w), Some(a)) => {
@@ -92,21 +92,29 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         _ => {}
     }
     if let Some(k) = &app.key {
-        let left = k.local_expiry.saturating_sub(crate::clock::unix_s(now));
-        let style = if left < 3600 {
-            theme.warn()
-        } else {
-            theme.dim()
+        // The key as the account stream lists it, not as it was when the UI started.
+        let now_s = crate::clock::unix_s(now);
+        let (text, style) = match app.key_state(now_s) {
+            KeyState::Valid { until } => {
+                let left = until.saturating_sub(now_s);
+                let left_text = if left >= 86_400 {
+                    format!("{}d", left / 86_400)
+                } else {
+                    format!("{}m", left / 60)
+                };
+                let style = if left < 3600 {
+                    theme.warn()
+                } else {
+                    theme.dim()
+                };
+                (format!("key {left_text}"), style)
+            }
+            KeyState::NotRegistered => ("KEY NOT REGISTERED".into(), theme.warn()),
+            KeyState::Registering => ("key registering…".into(), theme.dim()),
+            KeyState::Expired => ("KEY EXPIRED".into(), theme.warn()),
+            KeyState::Unknown | KeyState::Missing => ("key …".into(), theme.dim()),
         };
-        let left_text = if left >= 86_400 {
-            format!("{}d", left / 86_400)
-        } else {
-            format!("{}m", left / 60)
-        };
-        account.push(Span::styled(
-            format!("│ {} key {left_text} ", k.backend),
-            style,
-        ));
+        account.push(Span::styled(format!("│ {} {text} ", k.backend), style));
     }
     let stream_age = app.freshness.age(Source::Account, now);
     let poll_age = app.freshness.age(Source::Trading, now);

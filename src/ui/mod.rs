@@ -18,12 +18,14 @@ mod protocol;
 pub mod theme;
 mod ticket;
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::app::freshness::age_text;
+use crate::app::gate::STALE_AFTER;
 use crate::app::{App, Command, Tab};
 use theme::Theme;
 
@@ -31,20 +33,10 @@ pub use header::{TAB_ROW, tab_at};
 
 pub const MIN_WIDTH: u16 = 80;
 pub const MIN_HEIGHT: u16 = 24;
-/// A source older than this many seconds is shown as stale.
-const STALE_AFTER: Duration = Duration::from_secs(30);
 
 fn short(address: &alloy_primitives::Address) -> String {
     let full = format!("{address:#x}");
     format!("{}…{}", &full[..6], &full[full.len() - 4..])
-}
-
-fn age_text(age: Option<Duration>) -> String {
-    match age {
-        None => "—".into(),
-        Some(a) if a.as_secs() < 60 => format!("{}s", a.as_secs()),
-        Some(a) => format!("{}m", a.as_secs() / 60),
-    }
 }
 
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.

@@ -83,6 +83,16 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 Ok(()) => Line::styled("✓ passes the open checks", theme.gain()),
                 Err(r) => Line::styled(format!("✗ {r}"), theme.loss()),
             });
+            // What Review would refuse besides the relayer's rules: the key, the relayer, the
+            // mark's age. Said here so a trader sees it before pressing Enter.
+            if app.mode.can_trade()
+                && let Err(why) = app.trade_gate(Some(market.id), now)
+            {
+                lines.push(Line::styled(
+                    format!("✗ cannot sign now: {why}"),
+                    theme.warn(),
+                ));
+            }
             lines.push(Line::styled(
                 format!(
                     "max margin {} ({})",

@@ -102,14 +102,18 @@ fn fixture(mode: Mode) -> App {
         {"seq":"48399240000026","ts":1791862483000,"wallet":"0xa9f28db0543b215eb2705740f10258c3d000cefd","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"long","leverage":100,"notionalUsd":1000,"intentId":null,"positionId":"411270","kind":"close","entry":null,"exit":83215.5,"pnlUsd":-0.11},
         {"seq":"48399240000025","ts":1791862483000,"wallet":"0xf522d8f0ea3c5d0350d3a05db1df074ecf0b2fd7","instrument":"BTC\u001b[2J","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":148,"notionalUsd":59200,"intentId":null,"positionId":"408035","kind":"close","entry":null,"exit":83335.5,"pnlUsd":-327.15}]}"#).unwrap();
     app.on_market(MarketEvent::RecentTrades(Box::new(trades), t));
+    let health = serde_json::from_str(r#"{"ok":true,"ready":true}"#).unwrap();
+    app.on_market(MarketEvent::RelayerHealth(Box::new(health), t));
     app.toast("intent 0x71a9f6c0… succeeded", false);
+    // The app's time is the last message's; the fixture's is `now()`.
+    app.clock = now();
     app
 }
 
 fn screen(app: &App, width: u16, height: u16) -> String {
     let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
     terminal
-        .draw(|f| draw(f, app, &Theme::plain(), now()))
+        .draw(|f| draw(f, app, &Theme::plain(), app.clock))
         .unwrap();
     let buffer = terminal.backend().buffer();
     (0..height)
@@ -786,4 +790,109 @@ fn a_settlement_says_what_came_back() {
     assert_eq!(toast.text, "closed 1 position(s): net +$1.89");
     assert!(!toast.error);
     assert_eq!(app.history.front().unwrap().id, gone.id);
+}
+
+/// After the exchange dies (polls failing, stream lost, no fresh mark), the header says so and
+/// nothing is signed against the old mark: Review refuses, and a dialog left open is not sent.
+#[test]
+fn a_dead_exchange_is_not_trusted() {
+    let mut app = fixture(Mode::Demo);
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_some(), "{:?}", app.toasts);
+    let later = now() + Duration::from_secs(45);
+    app.on_market(MarketEvent::Failed {
+        source: Source::Trading,
+        error: "/state/trading: connection refused".into(),
+        at: later,
+    });
+    app.on_stream(
+        StreamEvent::Disconnected {
+            reason: "connection refused".into(),
+            retry_in: Duration::from_secs(1),
+        },
+        later,
+    );
+    app.clock = later;
+    // The dialog waited 45 s: confirming it sends nothing.
+    assert!(press(&mut app, KeyCode::Char('y')).is_empty());
+    assert!(app.dialog.is_none());
+    let last = &app.toasts.back().unwrap().text;
+    assert!(
+        last.contains("nothing was signed") && last.contains("the exchange is unreachable"),
+        "{last}"
+    );
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("EXCHANGE UNREACHABLE: /state/trading: connection refused"),
+        "{s}"
+    );
+    assert!(s.contains("✗ cannot sign now: the exchange is"), "{s}");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    // The polls answer again, but the mark is still 47 s old: Review refuses and says why.
+    let state = app.trading.clone().unwrap();
+    app.on_market(MarketEvent::Trading(Box::new(state), later));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("✗ cannot sign now: the mark is 47s old"), "{s}");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(app.toasts.back().unwrap().text.contains("(limit 5s)"));
+    // A fresh mark opens the gate; the header still says the stream is resyncing.
+    app.on_market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_200,
+        at: later,
+    });
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_some(), "{:?}", app.toasts);
+    assert!(screen(&app, 120, 40).contains("account stream lost, resyncing"));
+}
+
+/// The header and the ticket follow the account stream's `sessionKeys`: a key the exchange
+/// dropped reads "KEY NOT REGISTERED", the ticket says what to run, and nothing is signed.
+#[test]
+fn a_key_the_exchange_dropped_is_followed() {
+    let mut app = fixture(Mode::Demo);
+    assert!(screen(&app, 120, 40).contains("keystore key 28d"));
+    let mut state = app.account.clone().unwrap();
+    state.session_keys.clear();
+    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("keystore KEY NOT REGISTERED"), "{s}");
+    assert!(s.contains("✗ cannot sign now: the exchange does"), "{s}");
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(app.toasts.back().unwrap().text.contains("key register"));
+    // Closing is refused the same way.
+    press(&mut app, KeyCode::Char('2'));
+    press(&mut app, KeyCode::Char('x'));
+    assert!(app.dialog.is_none());
+    assert!(
+        app.toasts
+            .back()
+            .unwrap()
+            .text
+            .contains("nothing was signed")
+    );
+    // With a registration queued the relayer takes the key's intents: not blocked.
+    let mut state = app.account.clone().unwrap();
+    state
+        .operations
+        .push(papertrade_tui::protocol::account::Operation {
+            intent_id: alloy_primitives::B256::repeat_byte(0x5e),
+            action: "registerSessionKey".into(),
+            instrument_id: None,
+            is_long: None,
+            use_debt: None,
+            amount: None,
+            leverage: None,
+            accepted_at_ms: 1_791_862_895_000,
+            deadline: 1_791_866_400,
+            close_position_ids: None,
+        });
+    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    assert!(screen(&app, 120, 40).contains("keystore key registering…"));
+    press(&mut app, KeyCode::Char('1'));
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_some(), "{:?}", app.toasts);
 }

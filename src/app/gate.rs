@@ -1,0 +1,210 @@
+//! Whether the exchange can be trusted with an order now, said once: the connection status the
+//! header shows, the session key as the account stream lists it, and the gate Review and the
+//! close/cancel dialogs pass through. A dead exchange must never look alive, and an order must
+//! never be signed against a mark nobody has seen for a while or a key the exchange dropped.
+
+use std::time::{Duration, SystemTime};
+
+use crate::feed::market::Source;
+
+use super::freshness::age_text;
+use super::state::App;
+
+/// A source that has not answered for this long is stale (the panes label it).
+pub const STALE_AFTER: Duration = Duration::from_secs(30);
+/// The relayer's health is polled with the protocol summary (15 s by default): a health older
+/// than this is no longer evidence that it is ready.
+pub const HEALTH_STALE_AFTER: Duration = Duration::from_secs(60);
+/// The default for the oldest mark an open may be reviewed against (`[ui] max_mark_age_s`).
+pub const DEFAULT_MAX_MARK_AGE: Duration = Duration::from_secs(5);
+
+/// How the exchange looks from here, worst first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Connection {
+    /// Nothing has arrived yet.
+    Connecting,
+    /// Neither the market polls nor the account stream are getting answers.
+    Down(String),
+    /// Some of it works; each problem named.
+    Degraded(Vec<String>),
+    Up,
+}
+
+impl Connection {
+    /// The header's words.
+    pub fn text(&self) -> String {
+        match self {
+            Connection::Connecting => "connecting…".into(),
+            Connection::Down(why) => format!("EXCHANGE UNREACHABLE: {why}"),
+            Connection::Degraded(problems) => problems.join(" · "),
+            Connection::Up => "connected".into(),
+        }
+    }
+
+    pub fn is_up(&self) -> bool {
+        *self == Connection::Up
+    }
+}
+
+/// The session key as the exchange sees it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyState {
+    /// No key in this session (watch mode, or not set up).
+    Missing,
+    /// The account's `sessionKeys` do not list it (never registered, or dropped).
+    NotRegistered,
+    /// Not listed yet, with a registration queued: the relayer takes the key's intents meanwhile
+    /// (they are settled only if the registration settles first), and the indexer may lag (§4.7).
+    Registering,
+    /// Listed, but its effective expiry (the lesser of the registered and the local) has passed.
+    Expired,
+    /// Usable until this unix second.
+    Valid { until: u64 },
+    /// The account has not been read yet.
+    Unknown,
+}
+
+impl App {
+    /// One status for the stream, the polls and the relayer, at `now`.
+    pub fn connection(&self, now: SystemTime) -> Connection {
+        let age = |s| self.freshness.age(s, now);
+        let stale = |s| age(s).is_none_or(|a| a > STALE_AFTER);
+        if self.trading.is_none() && self.account.is_none() {
+            return match self.freshness.error(Source::Trading) {
+                Some(e) => Connection::Down(crate::text::sanitize_line(e, 80)),
+                None => Connection::Connecting,
+            };
+        }
+        let polls_failing =
+            self.freshness.error(Source::Trading).is_some() || stale(Source::Trading);
+        let stream_lost = self.wallet.is_some()
+            && (self.freshness.error(Source::Account).is_some() || stale(Source::Account));
+        if polls_failing && (stream_lost || self.wallet.is_none()) {
+            let why = self
+                .freshness
+                .error(Source::Trading)
+                .map(|e| crate::text::sanitize_line(e, 80))
+                .unwrap_or_else(|| match age(Source::Trading) {
+                    Some(a) => format!("no answer for {}", age_text(Some(a))),
+                    None => "no answer yet".into(),
+                });
+            return Connection::Down(why);
+        }
+        let mut problems = Vec::new();
+        if stream_lost {
+            problems.push(match self.freshness.error(Source::Account) {
+                Some(_) => "account stream lost, resyncing".to_string(),
+                None => format!("account stream quiet {}", age_text(age(Source::Account))),
+            });
+        }
+        if polls_failing {
+            problems.push(format!(
+                "market data {} old",
+                age_text(age(Source::Trading))
+            ));
+        }
+        if let Some(why) = self.relayer_problem(now) {
+            problems.push(why);
+        }
+        if problems.is_empty() {
+            Connection::Up
+        } else {
+            Connection::Degraded(problems)
+        }
+    }
+
+    /// Why the relayer cannot be trusted to take an intent now, if it cannot.
+    fn relayer_problem(&self, now: SystemTime) -> Option<String> {
+        let age = self.freshness.age(Source::RelayerHealth, now);
+        match &self.health {
+            None if self.freshness.error(Source::RelayerHealth).is_some() => {
+                Some("relayer unreachable".into())
+            }
+            None => Some("relayer not heard from yet".into()),
+            Some(_) if self.freshness.error(Source::RelayerHealth).is_some() => {
+                Some("relayer unreachable".into())
+            }
+            Some(_) if age.is_none_or(|a| a > HEALTH_STALE_AFTER) => {
+                Some(format!("relayer last heard {} ago", age_text(age)))
+            }
+            Some(h) if !h.is_ready() => Some("relayer not ready".into()),
+            Some(_) => None,
+        }
+    }
+
+    /// The session key, followed on the account stream (`sessionKeys`), at unix second `now_s`.
+    pub fn key_state(&self, now_s: u64) -> KeyState {
+        let Some(key) = &self.key else {
+            return KeyState::Missing;
+        };
+        let Some(account) = &self.account else {
+            return KeyState::Unknown;
+        };
+        match account.session_key_expiry(key.address) {
+            // The operation does not name the key; a queued registration of this wallet is
+            // taken to be this key's (the UI registers no other).
+            None if account
+                .operations
+                .iter()
+                .any(|o| o.action == "registerSessionKey") =>
+            {
+                KeyState::Registering
+            }
+            None => KeyState::NotRegistered,
+            Some(registered) => {
+                let until = registered.min(key.local_expiry);
+                if until <= now_s {
+                    KeyState::Expired
+                } else {
+                    KeyState::Valid { until }
+                }
+            }
+        }
+    }
+
+    /// Why nothing may be signed at `now`, if so: the key and the relayer (every order), and for
+    /// an open also the age of its market's mark.
+    pub fn trade_gate(&self, open_instrument: Option<u32>, now: SystemTime) -> Result<(), String> {
+        match self.key_state(crate::clock::unix_s(now)) {
+            KeyState::Valid { .. } | KeyState::Registering => {}
+            KeyState::Missing => {
+                return Err("trading is not enabled: no session key in this session".into());
+            }
+            KeyState::Unknown => return Err("the account is not synced yet".into()),
+            KeyState::NotRegistered => {
+                return Err(
+                    "the exchange does not list the session key (not registered or \
+                     revoked): run `papertrade-tui key register`"
+                        .into(),
+                );
+            }
+            KeyState::Expired => {
+                return Err(
+                    "the session key expired: run `papertrade-tui key register` to extend it"
+                        .into(),
+                );
+            }
+        }
+        if let Connection::Down(why) = self.connection(now) {
+            return Err(format!("the exchange is unreachable ({why})"));
+        }
+        if let Some(why) = self.relayer_problem(now) {
+            return Err(why);
+        }
+        if let Some(id) = open_instrument {
+            match self.freshness.age(Source::Mark(id), now) {
+                Some(a) if a <= self.max_mark_age => {}
+                Some(a) => {
+                    return Err(format!(
+                        "the mark is {} old (limit {}s): an open fills at the mark when \
+                         processed, so it is not signed against a price nobody has seen lately",
+                        age_text(Some(a)),
+                        self.max_mark_age.as_secs()
+                    ));
+                }
+                None => return Err("there is no mark for this market yet".into()),
+            }
+        }
+        Ok(())
+    }
+}
