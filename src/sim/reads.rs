@@ -3,6 +3,7 @@
 use alloy_primitives::Address;
 use serde_json::{Value, json};
 
+use crate::protocol::math::{MINT_CLIFF, MINT_DECAY, MINT_RATE, tail_progress};
 use crate::protocol::stats::{
     MarketStat, MarketStats, QueueRank, QueueRankEntry, RecentTrades, Summary, SummaryActivity,
     SummaryBalances, SummaryFees, SummaryPaper, SummarySource,
@@ -22,7 +23,6 @@ impl Engine {
             .values()
             .map(|a| a.state.open_positions.len() as u64)
             .sum();
-        let tail = (self.pool.lp_high_water - 2_000_000 * WAD as i128).max(0) as u128;
         Summary {
             ok: true,
             source: SummarySource {
@@ -50,15 +50,15 @@ impl Engine {
                 staked: self.pool.paper_staked,
                 tracked_lp: self.pool.lp,
                 accumulator: u256_to_u128(self.pool.acc_reward_per_share),
-                tail_progress: tail,
+                tail_progress: tail_progress(self.pool.lp_high_water),
                 reserve: 0,
                 unallocated: 0,
                 pending_rewards: self.pool.fees_pending,
-                cliff: 2_000_000 * WAD,
+                cliff: MINT_CLIFF,
                 cap: 5_000_000 * WAD,
                 excess: 0,
-                rate: 100 * WAD,
-                decay: 120_000_000 * WAD,
+                rate: MINT_RATE,
+                decay: MINT_DECAY,
             },
         }
     }
