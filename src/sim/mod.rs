@@ -4,6 +4,7 @@
 
 mod crowd;
 pub mod engine;
+mod exchange;
 pub mod intake;
 mod market;
 mod reads;
@@ -12,4 +13,5 @@ mod server;
 mod settle;
 
 pub use engine::{Engine, SimConfig};
+pub use exchange::Exchange;
 pub use server::{FaultSpec, Shared, SimServer};

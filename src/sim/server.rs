@@ -24,6 +24,7 @@ use crate::protocol::units::parse_scaled;
 use crate::protocol::wire::{parse_address, parse_b256};
 
 use super::engine::{Engine, SimConfig};
+use super::exchange::Exchange;
 use super::intake::{self, Refusal};
 
 /// Injected faults (`POST /sim/faults`); `{}` clears them.
@@ -64,7 +65,7 @@ struct Faults {
 
 /// State shared by every request.
 pub struct Shared {
-    engine: Mutex<Engine>,
+    engine: Mutex<Exchange>,
     cfg: SimConfig,
     wallets: Mutex<HashMap<Address, broadcast::Sender<Arc<String>>>>,
     faults: Mutex<Faults>,
@@ -77,9 +78,9 @@ fn wall_ms() -> u64 {
 }
 
 impl Shared {
-    /// Run `f` on the engine at the current time and broadcast the patches it produced, under
+    /// Run `f` on the exchange at the current time and broadcast the patches it produced, under
     /// one lock: a stream that subscribed under the same lock sees every patch exactly once.
-    pub fn with_engine<R>(&self, f: impl FnOnce(&mut Engine) -> R) -> R {
+    pub fn with_engine<R>(&self, f: impl FnOnce(&mut Exchange) -> R) -> R {
         let mut engine = self.lock_engine();
         if !self.cfg.manual_clock {
             engine.advance(wall_ms());
@@ -91,7 +92,7 @@ impl Shared {
 
     /// The engine, even after a panic in another request: serving on beats dying, and every
     /// commit re-derives the account figures it publishes.
-    fn lock_engine(&self) -> std::sync::MutexGuard<'_, Engine> {
+    fn lock_engine(&self) -> std::sync::MutexGuard<'_, Exchange> {
         self.engine
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -174,7 +175,7 @@ impl SimServer {
         } else {
             wall_ms()
         };
-        let engine = Engine::new(cfg.clone(), start_ms);
+        let engine = Exchange::new(cfg.clone(), start_ms);
         let shared = Arc::new(Shared {
             engine: Mutex::new(engine),
             cfg: cfg.clone(),
@@ -803,6 +804,7 @@ async fn sim_market(State(s): S, body: Bytes) -> Response {
         (Err(r), _) | (_, Err(r)) => return refusal(r),
     };
     s.with_engine(|e| {
+        let e: &mut Engine = e;
         let Some(i) = e
             .trading
             .market(&market)
