@@ -1,5 +1,6 @@
-//! The simulated exchange's state and clock. Pure: no I/O, no async. The HTTP server wraps it in
-//! a mutex, calls it, and broadcasts the patches it leaves in its outbox.
+//! The simulated exchange's state and clock. Pure: no I/O, no async, and no idea who trades on
+//! it: `Exchange` pairs it with the crowd and drives its ticks; the HTTP server holds that in a
+//! mutex, calls it, and broadcasts the patches it leaves in its outbox.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
