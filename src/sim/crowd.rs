@@ -7,6 +7,7 @@ use crate::protocol::eip712::{Close, OpenPosition, SessionSigner, WalletSigner};
 use crate::protocol::units::WAD;
 
 use super::engine::Engine;
+use super::intake;
 use super::rng::Rng;
 
 /// How often, on average, each simulated trader acts.
@@ -74,45 +75,62 @@ impl Crowd {
     }
 }
 
-impl Engine {
-    pub(super) fn crowd_tick(&mut self) {
-        let mut crowd = std::mem::take(&mut self.crowd);
-        let p = self.cfg.tick_ms as f64 / MEAN_ACTION_INTERVAL_MS;
-        for t in &mut crowd.traders {
-            if t.rng.chance(p) {
-                self.crowd_act(t);
+/// What one trader does on its turn.
+enum Move {
+    /// A signed `POST /intents` body.
+    Submit(serde_json::Value),
+    /// Broke traders top up now and then, as real ones deposit.
+    Deposit(u128),
+}
+
+impl Crowd {
+    /// One tick of the crowd: each trader acts with the chance that makes its mean interval
+    /// [`MEAN_ACTION_INTERVAL_MS`], submitting through intake like any client.
+    pub fn trade(&mut self, engine: &mut Engine) {
+        let p = engine.cfg.tick_ms as f64 / MEAN_ACTION_INTERVAL_MS;
+        for t in &mut self.traders {
+            if !t.rng.chance(p) {
+                continue;
+            }
+            match t.decide(engine) {
+                Some(Move::Submit(body)) => {
+                    // Refusals (a cap reached, funds short) are part of life; the crowd moves on.
+                    let _ = intake::submit(engine, &body);
+                }
+                Some(Move::Deposit(amount)) => engine.fund(t.wallet.address(), amount),
+                None => {}
             }
         }
-        self.crowd = crowd;
     }
+}
 
-    fn crowd_act(&mut self, t: &mut Trader) {
-        let user = t.wallet.address();
-        let Some(state) = self.account(user).map(|a| a.state.clone()) else {
-            return;
-        };
-        let deadline = self.now_s() + 600;
-        t.nonce += 1;
-        let nonce = U256::from(t.nonce);
+impl Trader {
+    /// Close a position now and then, otherwise open one in a random market, side, leverage
+    /// and size; signed by the trader's session key. Reads the engine, changes nothing.
+    fn decide(&mut self, engine: &Engine) -> Option<Move> {
+        let user = self.wallet.address();
+        let state = engine.account(user)?.state.clone();
+        let deadline = engine.now_s() + 600;
+        self.nonce += 1;
+        let nonce = U256::from(self.nonce);
         let closing_possible = !state.open_positions.is_empty() && state.operations.is_empty();
-        let body = if closing_possible && t.rng.chance(0.45) {
-            let pick = t.rng.range(0, state.open_positions.len() as u64 - 1) as usize;
+        let post = if closing_possible && self.rng.chance(0.45) {
+            let pick = self.rng.range(0, state.open_positions.len() as u64 - 1) as usize;
             let close = Close {
                 user,
                 positionIds: vec![state.open_positions[pick].id],
                 nonce,
                 deadline,
             };
-            t.session.sign(close).ok().and_then(|s| s.post())
+            self.session.sign(close).ok().and_then(|s| s.post())
         } else {
             if state.funds.available_balance < 200 * WAD {
-                // Broke traders top up now and then, as real ones deposit.
-                if t.rng.chance(0.2) {
-                    self.fund(user, t.rng.range(1_000, 10_000) as u128 * WAD);
-                }
-                return;
+                return self
+                    .rng
+                    .chance(0.2)
+                    .then(|| Move::Deposit(self.rng.range(1_000, 10_000) as u128 * WAD));
             }
-            let markets: Vec<u32> = self
+            let markets: Vec<u32> = engine
                 .trading
                 .instruments
                 .iter()
@@ -120,19 +138,19 @@ impl Engine {
                 .map(|m| m.id)
                 .collect();
             if markets.is_empty() {
-                return;
+                return None;
             }
-            let instrument_id = markets[t.rng.range(0, markets.len() as u64 - 1) as usize];
+            let instrument_id = markets[self.rng.range(0, markets.len() as u64 - 1) as usize];
             // Keep to one side per market, as the exchange requires.
             let is_long = state
                 .open_positions
                 .iter()
                 .find(|p| p.instrument_id == instrument_id)
-                .map_or_else(|| t.rng.chance(0.5), |p| p.is_long);
-            let leverage = LEVERAGES[t.rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
-            let min_margin = (self.trading.minimum_open_notional / u128::from(leverage))
-                .max(self.trading.minimum_trade_size);
-            let margin = (min_margin / WAD + 1 + t.rng.range(0, 400) as u128) * WAD;
+                .map_or_else(|| self.rng.chance(0.5), |p| p.is_long);
+            let leverage = LEVERAGES[self.rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
+            let min_margin = (engine.trading.minimum_open_notional / u128::from(leverage))
+                .max(engine.trading.minimum_trade_size);
+            let margin = (min_margin / WAD + 1 + self.rng.range(0, 400) as u128) * WAD;
             let open = OpenPosition {
                 user,
                 instrumentId: instrument_id,
@@ -143,11 +161,8 @@ impl Engine {
                 nonce,
                 deadline,
             };
-            t.session.sign(open).ok().and_then(|s| s.post())
+            self.session.sign(open).ok().and_then(|s| s.post())
         };
-        if let Some(post) = body {
-            // Refusals (a cap reached, funds short) are part of life; the crowd just moves on.
-            let _ = super::intake::submit(self, &post.body);
-        }
+        post.map(|p| Move::Submit(p.body))
     }
 }

@@ -1,5 +1,6 @@
-//! The simulated exchange's state and clock. Pure: no I/O, no async. The HTTP server wraps it in
-//! a mutex, calls it, and broadcasts the patches it leaves in its outbox.
+//! The simulated exchange's state and clock. Pure: no I/O, no async, and no idea who trades on
+//! it: `Exchange` pairs it with the crowd and drives its ticks; the HTTP server holds that in a
+//! mutex, calls it, and broadcasts the patches it leaves in its outbox.
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
@@ -14,7 +15,6 @@ use crate::protocol::stats::TradeEvent;
 use crate::protocol::trading::{Intake, IntakeSource, TradingState};
 use crate::protocol::units::WAD;
 
-use super::crowd::Crowd;
 use super::market::MarketSim;
 use super::rng::Rng;
 
@@ -323,11 +323,12 @@ pub struct Engine {
     pub notices: Vec<Notice>,
     /// All intake closed (`intake_paused`), beside per-action pauses in `trading.intake`.
     pub intake_all_paused: bool,
-    pub crowd: Crowd,
     outbox: Vec<(Address, Patch)>,
 }
 
 impl Engine {
+    /// A fresh exchange at `now_ms`, with no accounts and no history yet: whoever founds it
+    /// (see `Exchange::new`) adds its first accounts, then records the first history point.
     pub fn new(cfg: SimConfig, now_ms: u64) -> Self {
         let mut rng = Rng::new(cfg.seed);
         let mut trading = TradingState::decode(include_str!("../../assets/trading_mainnet.json"))
@@ -358,7 +359,6 @@ impl Engine {
                 MarketSim::new(&i.symbol, i.price_scale, start, vol, now_ms, child)
             })
             .collect();
-        let crowd_rng = rng.fork(0xc40d);
         let mut engine = Self {
             cfg: cfg.clone(),
             now_ms,
@@ -380,12 +380,9 @@ impl Engine {
             history: Vec::new(),
             notices: Vec::new(),
             intake_all_paused: false,
-            crowd: Crowd::default(),
             outbox: Vec::new(),
         };
         engine.sync_indexer();
-        engine.crowd = Crowd::spawn(&mut engine, cfg.crowd, crowd_rng);
-        engine.record_history();
         engine
     }
 
@@ -405,9 +402,15 @@ impl Engine {
         self.trading.indexed_through_block = self.block();
     }
 
-    /// Move simulated time to `now_ms`: walk prices, liquidate, settle due intents, let the crowd
-    /// trade, record history — one tick at a time.
+    /// Move simulated time to `now_ms` with nothing trading but what is already queued.
     pub fn advance(&mut self, now_ms: u64) {
+        self.advance_with(now_ms, |_| {});
+    }
+
+    /// Move simulated time to `now_ms` one tick at a time: walk prices, liquidate, settle due
+    /// intents, then let `between` act on the engine (the exchange's crowd trades there, through
+    /// intake like any client), then record history.
+    pub(crate) fn advance_with(&mut self, now_ms: u64, mut between: impl FnMut(&mut Engine)) {
         // Checked: a tick past u64 would wrap to the distant past and loop for ever.
         while let Some(next) = self
             .last_tick_ms
@@ -416,7 +419,7 @@ impl Engine {
         {
             self.last_tick_ms = next;
             self.now_ms = next;
-            self.tick();
+            self.tick(&mut between);
         }
         if now_ms > self.now_ms {
             self.now_ms = now_ms;
@@ -424,7 +427,7 @@ impl Engine {
         self.sync_indexer();
     }
 
-    fn tick(&mut self) {
+    fn tick(&mut self, between: &mut impl FnMut(&mut Engine)) {
         let now = self.now_ms;
         let dt = self.cfg.tick_ms;
         for m in &mut self.markets {
@@ -434,7 +437,7 @@ impl Engine {
         // Liquidations go before any other action (launch phase, §8).
         self.liquidate_crossed();
         self.process_due();
-        self.crowd_tick();
+        between(self);
         if self
             .history
             .last()

@@ -2,14 +2,17 @@
 //! integration test. It shares the protocol layer with the client: one implementation of the
 //! rules, not two.
 
+mod controls;
 mod crowd;
 pub mod engine;
+mod exchange;
+mod http;
 pub mod intake;
 mod market;
 mod reads;
 mod rng;
-mod server;
 mod settle;
 
 pub use engine::{Engine, SimConfig};
-pub use server::{FaultSpec, Shared, SimServer};
+pub use exchange::Exchange;
+pub use http::{FaultSpec, Shared, SimServer};

@@ -1,15 +1,17 @@
 //! The exchange's read endpoints, answered from the engine in the real shapes and units.
 
 use alloy_primitives::Address;
-use serde_json::{Value, json};
+use serde::Serialize;
 
+use crate::protocol::math::{MINT_CLIFF, MINT_DECAY, MINT_RATE, tail_progress};
 use crate::protocol::stats::{
-    MarketStat, MarketStats, QueueRank, QueueRankEntry, RecentTrades, Summary, SummaryActivity,
-    SummaryBalances, SummaryFees, SummaryPaper, SummarySource,
+    MarketStat, MarketStats, QueueRank, QueueRankEntry, QueueSource, QueueSummary, RecentTrades,
+    Summary, SummaryActivity, SummaryBalances, SummaryFees, SummaryPaper, SummarySource,
 };
 use crate::protocol::units::{WAD, u256_to_u128, wad_to_f64};
+use crate::protocol::wire::{dec, hex};
 
-use super::engine::{Engine, GENESIS_MS, HistoryPoint};
+use super::engine::{Engine, GENESIS_MS, HistoryPoint, Notice};
 use super::intake::Refusal;
 
 const DAY_MS: u64 = 86_400_000;
@@ -22,7 +24,6 @@ impl Engine {
             .values()
             .map(|a| a.state.open_positions.len() as u64)
             .sum();
-        let tail = (self.pool.lp_high_water - 2_000_000 * WAD as i128).max(0) as u128;
         Summary {
             ok: true,
             source: SummarySource {
@@ -50,15 +51,15 @@ impl Engine {
                 staked: self.pool.paper_staked,
                 tracked_lp: self.pool.lp,
                 accumulator: u256_to_u128(self.pool.acc_reward_per_share),
-                tail_progress: tail,
+                tail_progress: tail_progress(self.pool.lp_high_water),
                 reserve: 0,
                 unallocated: 0,
                 pending_rewards: self.pool.fees_pending,
-                cliff: 2_000_000 * WAD,
+                cliff: MINT_CLIFF,
                 cap: 5_000_000 * WAD,
                 excess: 0,
-                rate: 100 * WAD,
-                decay: 120_000_000 * WAD,
+                rate: MINT_RATE,
+                decay: MINT_DECAY,
             },
         }
     }
@@ -82,8 +83,11 @@ impl Engine {
         MarketStats { ok: true, markets }
     }
 
-    pub fn queue_summary(&self) -> Value {
-        let entry = |(wallet, amount): &(Address, u128)| json!({"wallet": format!("{wallet:#x}"), "amount": amount.to_string()});
+    pub fn queue_summary(&self) -> QueueSummary {
+        // The entry shape is unknown on the real exchange (§10.6); the protocol keeps it raw.
+        let entry = |&(wallet, amount): &(Address, u128)| {
+            serde_json::to_value(QueueEntry { wallet, amount }).expect("serializes")
+        };
         let largest = self
             .pool
             .payout_queue
@@ -91,14 +95,17 @@ impl Engine {
             .max_by_key(|(_, a)| *a)
             .map(entry);
         let front = self.pool.payout_queue.front().map(entry);
-        json!({
-            "ok": true,
-            "source": {"block": self.block().to_string(), "at": self.now_ms()},
-            "total": self.pool.payout_queue.iter().map(|(_, a)| a).sum::<u128>().to_string(),
-            "count": self.pool.payout_queue.len(),
-            "largest": largest,
-            "front": front,
-        })
+        QueueSummary {
+            ok: true,
+            source: QueueSource {
+                block: self.block(),
+                at: self.now_ms(),
+            },
+            total: self.pool.payout_queue.iter().map(|(_, a)| a).sum(),
+            count: self.pool.payout_queue.len() as u64,
+            largest,
+            front,
+        }
     }
 
     pub fn recent_trades(&self) -> RecentTrades {
@@ -126,7 +133,7 @@ impl Engine {
         }
     }
 
-    pub fn relayer_health(&self) -> Value {
+    pub fn relayer_health(&self) -> Health {
         let accepted: Vec<&str> = [
             "openPosition",
             "closePositions",
@@ -139,19 +146,19 @@ impl Engine {
         .into_iter()
         .filter(|a| !self.intake_all_paused && self.trading.action_accepted(a))
         .collect();
-        json!({
-            "ok": true,
-            "ready": !self.intake_all_paused,
-            "queueDepth": self.queue.len(),
-            "tradingPaused": self.trading.trading_paused,
-            "acceptedActions": accepted,
-            "notices": self.notices,
-            "simulated": true,
-        })
+        Health {
+            ok: true,
+            ready: !self.intake_all_paused,
+            queue_depth: self.queue.len(),
+            trading_paused: self.trading.trading_paused,
+            accepted_actions: accepted,
+            notices: self.notices.clone(),
+            simulated: true,
+        }
     }
 
     /// `/query/protocol/history?interval=1m|1h|1d`.
-    pub fn history(&self, interval: &str) -> Result<Value, Refusal> {
+    pub fn history(&self, interval: &str) -> Result<History, Refusal> {
         let (width, span) = match interval {
             "1m" => (60_000, DAY_MS),
             "1h" => (3_600_000, 7 * DAY_MS),
@@ -185,34 +192,40 @@ impl Engine {
             .find(|p| p.t >= self.now_ms().saturating_sub(DAY_MS))
             .copied()
             .unwrap_or_default();
-        Ok(json!({
-            "startMs": buckets.first().map_or(self.now_ms() / width * width, |b| b.t),
-            "intervalMs": width,
-            "columns": {
-                "tvl": col(&|p| usd(p.tvl)),
-                "stakingRewards": col(&|p| usd(p.staking_rewards)),
-                "volume": col(&|p| usd(p.volume)),
-                "volumeBtc": col(&|p| usd(p.volume_btc)),
-                "volumeEth": col(&|p| usd(p.volume_eth)),
-                "traderPnl": col(&|p| wad_to_f64(p.trader_pnl, 2)),
-                "users": col(&|p| p.users as f64),
-                "liquidation": col(&|p| usd(p.liquidation)),
-                "trades": col(&|p| p.trades as f64),
-                "paperSupply": col(&|p| usd(p.paper_supply)),
-                "paperStaked": col(&|p| usd(p.paper_staked)),
-                "paperRevenue": col(&|p| usd(p.paper_revenue)),
+        Ok(History {
+            start_ms: buckets
+                .first()
+                .map_or(self.now_ms() / width * width, |b| b.t),
+            interval_ms: width,
+            columns: HistoryColumns {
+                tvl: col(&|p| usd(p.tvl)),
+                staking_rewards: col(&|p| usd(p.staking_rewards)),
+                volume: col(&|p| usd(p.volume)),
+                volume_btc: col(&|p| usd(p.volume_btc)),
+                volume_eth: col(&|p| usd(p.volume_eth)),
+                trader_pnl: col(&|p| wad_to_f64(p.trader_pnl, 2)),
+                users: col(&|p| p.users as f64),
+                liquidation: col(&|p| usd(p.liquidation)),
+                trades: col(&|p| p.trades as f64),
+                paper_supply: col(&|p| usd(p.paper_supply)),
+                paper_staked: col(&|p| usd(p.paper_staked)),
+                paper_revenue: col(&|p| usd(p.paper_revenue)),
             },
-            "source": {"asOfMs": self.now_ms(), "revision": self.history.len(), "generation": 1},
-            "totals": {
-                "tvlRaw": last.tvl.to_string(),
-                "rewardsRaw": last.staking_rewards.to_string(),
-                "volumeRaw": last.volume.to_string(),
-                "liquidationRaw": last.liquidation.to_string(),
-                "tradesRaw": last.trades.to_string(),
-                "usersRaw": last.users,
-                "stakerFees24hRaw": last.staking_rewards.saturating_sub(day_ago.staking_rewards).to_string(),
+            source: HistorySource {
+                as_of_ms: self.now_ms(),
+                revision: self.history.len(),
+                generation: 1,
             },
-        }))
+            totals: HistoryTotals {
+                tvl_raw: last.tvl,
+                rewards_raw: last.staking_rewards,
+                volume_raw: last.volume,
+                liquidation_raw: last.liquidation,
+                trades_raw: last.trades,
+                users_raw: last.users,
+                staker_fees_24h_raw: last.staking_rewards.saturating_sub(day_ago.staking_rewards),
+            },
+        })
     }
 
     /// `/state/leaderboard/accounts`: paged, sorted, windowed.
@@ -223,7 +236,7 @@ impl Engine {
         descending: bool,
         sort_key: &str,
         window: &str,
-    ) -> Result<Value, Refusal> {
+    ) -> Result<Leaderboard, Refusal> {
         let span = match window {
             "24h" => DAY_MS,
             "7d" => 7 * DAY_MS,
@@ -330,33 +343,171 @@ impl Engine {
                 "page is out of range",
             ));
         };
-        let accounts: Vec<Value> = rows
+        let accounts = rows
             .iter()
             .skip(skip)
             .take(page_size)
             .enumerate()
-            .map(|(i, (addr, v, name))| {
-                let mut row = serde_json::Map::new();
-                row.insert("rank".into(), json!(skip + i + 1));
-                row.insert("address".into(), json!(format!("{addr:#x}")));
-                row.insert("leaderboardName".into(), json!(name));
-                for (key, value) in KEYS.iter().zip(v) {
-                    let value = if *key == "currentOpenPositionCount" {
-                        json!(*value as u64)
-                    } else {
-                        json!(value.to_string())
-                    };
-                    row.insert((*key).into(), value);
-                }
-                Value::Object(row)
+            .map(|(i, (addr, v, name))| LeaderRow {
+                rank: skip + i + 1,
+                address: *addr,
+                leaderboard_name: name.clone(),
+                total_windowed_pnl: v[0],
+                realized_pnl: v[1],
+                current_unrealized_pnl: v[2],
+                current_balance: v[3],
+                current_queued: v[4],
+                current_open_notional: v[5],
+                total_volume: v[6],
+                paper_total: v[7],
+                current_open_position_count: v[8] as u64,
             })
             .collect();
-        let tracked: u128 = self.accounts.values().map(|a| a.state.balance).sum();
-        Ok(json!({
-            "ok": true,
-            "summary": {"uniqueAccounts": total, "trackedBalance": tracked.to_string()},
-            "accounts": accounts,
-            "pageInfo": {"page": page, "pageSize": page_size, "totalPages": total.div_ceil(page_size), "totalItems": total},
-        }))
+        Ok(Leaderboard {
+            ok: true,
+            summary: LeaderSummary {
+                unique_accounts: total,
+                tracked_balance: self.accounts.values().map(|a| a.state.balance).sum(),
+            },
+            accounts,
+            page_info: PageInfo {
+                page,
+                page_size,
+                total_pages: total.div_ceil(page_size),
+                total_items: total,
+            },
+        })
     }
+}
+
+/// `/relayer/health` as the simulator answers it (the client keeps all but `ok` and `ready`
+/// raw).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Health {
+    ok: bool,
+    ready: bool,
+    queue_depth: usize,
+    trading_paused: bool,
+    accepted_actions: Vec<&'static str>,
+    notices: Vec<Notice>,
+    simulated: bool,
+}
+
+/// A payout-queue entry in `/query/protocol/queue-summary`.
+#[derive(Serialize)]
+struct QueueEntry {
+    #[serde(with = "hex")]
+    wallet: Address,
+    #[serde(with = "dec")]
+    amount: u128,
+}
+
+/// `/query/protocol/history`: one column per series, dollars rounded to cents.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    start_ms: u64,
+    interval_ms: u64,
+    columns: HistoryColumns,
+    source: HistorySource,
+    totals: HistoryTotals,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryColumns {
+    tvl: Vec<f64>,
+    staking_rewards: Vec<f64>,
+    volume: Vec<f64>,
+    volume_btc: Vec<f64>,
+    volume_eth: Vec<f64>,
+    trader_pnl: Vec<f64>,
+    users: Vec<f64>,
+    liquidation: Vec<f64>,
+    trades: Vec<f64>,
+    paper_supply: Vec<f64>,
+    paper_staked: Vec<f64>,
+    paper_revenue: Vec<f64>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HistorySource {
+    as_of_ms: u64,
+    revision: usize,
+    generation: u64,
+}
+
+/// The latest sample in raw units (wads as decimal strings; users a number).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryTotals {
+    #[serde(with = "dec")]
+    tvl_raw: u128,
+    #[serde(with = "dec")]
+    rewards_raw: u128,
+    #[serde(with = "dec")]
+    volume_raw: u128,
+    #[serde(with = "dec")]
+    liquidation_raw: u128,
+    #[serde(with = "dec")]
+    trades_raw: u64,
+    users_raw: u64,
+    #[serde(with = "dec")]
+    staker_fees_24h_raw: u128,
+}
+
+/// `/state/leaderboard/accounts`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Leaderboard {
+    ok: bool,
+    summary: LeaderSummary,
+    accounts: Vec<LeaderRow>,
+    page_info: PageInfo,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeaderSummary {
+    unique_accounts: usize,
+    #[serde(with = "dec")]
+    tracked_balance: u128,
+}
+
+/// One account; the figures in the order of `KEYS`, wads as decimal strings.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct LeaderRow {
+    rank: usize,
+    #[serde(with = "hex")]
+    address: Address,
+    leaderboard_name: Option<String>,
+    #[serde(with = "dec")]
+    total_windowed_pnl: i128,
+    #[serde(with = "dec")]
+    realized_pnl: i128,
+    #[serde(with = "dec")]
+    current_unrealized_pnl: i128,
+    #[serde(with = "dec")]
+    current_balance: i128,
+    #[serde(with = "dec")]
+    current_queued: i128,
+    #[serde(with = "dec")]
+    current_open_notional: i128,
+    #[serde(with = "dec")]
+    total_volume: i128,
+    #[serde(with = "dec")]
+    paper_total: i128,
+    current_open_position_count: u64,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PageInfo {
+    page: usize,
+    page_size: usize,
+    total_pages: usize,
+    total_items: usize,
 }

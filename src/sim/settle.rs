@@ -6,30 +6,15 @@ use alloy_primitives::{Address, B256, U256};
 
 use crate::protocol::account::{ClosedPosition, Outcome, Position};
 use crate::protocol::math::{
-    OpenCheck, OpenFunds, bust_price, check_open, is_liquidated, mint_amount, mint_rate,
-    value_close,
+    MINT_CLIFF, MINT_DECAY, MINT_RATE, OpenCheck, OpenFunds, bust_price, check_open, is_liquidated,
+    loss_fee, mint_amount, mint_rate, tail_progress, value_close,
 };
 use crate::protocol::stats::{Side, TradeEvent, TradeKind};
-use crate::protocol::units::{USDC_TO_WAD, WAD, mul_div, price_f64, u256_to_u128, wad_to_f64};
+use crate::protocol::units::{USDC_TO_WAD, mul_div, price_f64, u256_to_u128, wad_to_f64};
 
 use super::engine::{AccountTx, Engine, Queued, QueuedAction};
 
-/// The LP-side fee on losses and liquidated margin (2%, as on chain).
-const LOSS_FEE_RATE: u128 = 20_000_000_000_000_000;
-/// PAPER mint curve constants (§3.4): rate 100/$, cliff $2M, decay $120M.
-const MINT_RATE: u128 = 100 * WAD;
-const MINT_CLIFF: u128 = 2_000_000 * WAD;
-const MINT_DECAY: u128 = 120_000_000 * WAD;
 const ACC_SCALE: u128 = 1_000_000_000_000_000_000_000_000_000; // 1e27
-
-/// The LP-side 2% fee on `amount` (a loss or a liquidated margin), with a 256-bit product.
-fn loss_fee(amount: u128) -> u128 {
-    u256_to_u128(mul_div(
-        U256::from(amount),
-        U256::from(LOSS_FEE_RATE),
-        U256::from(WAD),
-    ))
-}
 
 /// Give back what an accepted intent reserved.
 pub fn release(tx: &mut AccountTx, action: &QueuedAction) {
@@ -267,7 +252,7 @@ impl Engine {
     }
 
     fn current_mint_rate(&self) -> u128 {
-        let tail = (self.pool.lp_high_water - MINT_CLIFF as i128).max(0) as u128;
+        let tail = tail_progress(self.pool.lp_high_water);
         mint_rate(MINT_RATE, MINT_CLIFF, MINT_DECAY, self.pool.lp, tail)
     }
 
@@ -598,6 +583,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::units::WAD;
     use crate::sim::engine::SimConfig;
 
     #[test]

@@ -501,7 +501,8 @@ async fn faults_drop_stall_and_refuse() {
     // The same body again is a reused nonce: the exchange holds one intent.
     refused(&sim, "/intents", &body, 409, "nonce_used").await;
 
-    // Delays apply to answers.
+    // Delays apply to answers. Real time is the point here: the fault delays the answer on the
+    // wall clock, whatever the exchange's clock says.
     sim.control("/sim/faults", json!({"delayMs": 300})).await;
     let start = std::time::Instant::now();
     sim.get("/query/health").await;
@@ -617,12 +618,16 @@ async fn the_same_seed_replays_the_same_market() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn load_keeps_up_without_dropping_a_patch() {
-    // Real clock: 50 connected wallets, 100 intents a second for 3 seconds.
+    // 50 connected wallets, 300 intents posted ten at a time with 100 ms of exchange time
+    // between batches: earlier batches settle while later ones are taken in, and every patch
+    // must reach its stream once, in order. The manual clock makes the interleaving the same on
+    // every run (wall-clock throughput is not what this checks).
     let sim = Sim::start(SimConfig {
         seed: 11,
         crowd: 0,
         heartbeat_ms: 1_000,
         relayer_delay_ms: 200,
+        manual_clock: true,
         ..SimConfig::default()
     })
     .await;
@@ -641,7 +646,8 @@ async fn load_keeps_up_without_dropping_a_patch() {
     for t in &traders {
         streams.push(sim.stream(t.address()).await);
     }
-    tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+    // The registrations settle (relayer delay, then the next tick) before the first open.
+    sim.advance(250).await;
     let mut expected: Vec<Vec<B256>> = vec![Vec::new(); 50];
     let mut bodies = Vec::new();
     for round in 0..6 {
@@ -651,16 +657,15 @@ async fn load_keeps_up_without_dropping_a_patch() {
             bodies.push(body);
         }
     }
-    let start = std::time::Instant::now();
-    for (n, chunk) in bodies.chunks(10).enumerate() {
-        // 10 every 100 ms: 100 a second.
-        let due = start + std::time::Duration::from_millis(100 * n as u64);
-        tokio::time::sleep_until(due.into()).await;
+    for chunk in bodies.chunks(10) {
         let posts = chunk.iter().map(|b| sim.post("/intents", b));
         for (status, answer) in futures::future::join_all(posts).await {
             assert_eq!(status, 200, "{answer}");
         }
+        sim.advance(100).await;
     }
+    // The last batch's relayer delay, and the tick (250 ms) the relayer settles on.
+    sim.advance(500).await;
     for (i, stream) in streams.iter_mut().enumerate() {
         for id in &expected[i] {
             assert_eq!(stream.outcome(*id).await.0, "succeeded");

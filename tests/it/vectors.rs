@@ -8,7 +8,9 @@ use papertrade_tui::protocol::eip712::{
     RegisterSessionKey, SessionIntent, SessionSigner, Signed, Stake, Strictness, Unstake,
     WalletIntent, WalletSigner, WithdrawToCore, intent_id, typed_data_json,
 };
-use papertrade_tui::protocol::math::{bust_price, mint_rate, value_close};
+use papertrade_tui::protocol::math::{
+    LOSS_FEE_RATE, MINT_CLIFF, MINT_DECAY, MINT_RATE, bust_price, mint_rate, value_close,
+};
 use papertrade_tui::protocol::trading::TradingState;
 use serde_json::{Value, json};
 
@@ -344,4 +346,23 @@ fn the_recorded_mint_rate() {
         n("tailProgress"),
     );
     assert_eq!(rate, n("expectedRate"));
+}
+
+/// The curve the simulator mints on is the recorded one, and its loss fee is the 2% the chain
+/// reads for every fee rate (§5.5; the vectors record the win fee rate).
+#[test]
+fn the_protocol_mint_curve_and_loss_fee_are_the_recorded_ones() {
+    let v = vectors();
+    let m = &v["math"]["mintRate"];
+    let n = |k: &str| m[k].as_str().unwrap().parse::<u128>().unwrap();
+    assert_eq!(
+        (MINT_RATE, MINT_CLIFF, MINT_DECAY),
+        (n("rate"), n("cliff"), n("decay"))
+    );
+    let win_fee: u128 = v["math"]["winFeeRateRaw"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(LOSS_FEE_RATE, win_fee);
 }

@@ -4,6 +4,20 @@ use alloy_primitives::U256;
 
 use crate::protocol::units::{WAD, u256_to_u128};
 
+/// The launch mint curve (§5.5): 100 PAPER per $1 of loss basis, flat below a $2M cliff of
+/// tracked LP, then decaying over $120M of tail. The exchange reports the same values in the
+/// summary's `paper` block; a simulator or a test that needs the curve without a summary uses
+/// these.
+pub const MINT_RATE: u128 = 100 * WAD;
+pub const MINT_CLIFF: u128 = 2_000_000 * WAD;
+pub const MINT_DECAY: u128 = 120_000_000 * WAD;
+
+/// `tailProgress` (§5.5): the high-water LP's gain past the cliff, zero below it.
+pub fn tail_progress(lp_high_water: i128) -> u128 {
+    // i128 holds every LP; below the cliff (or negative) there is no tail yet.
+    lp_high_water.saturating_sub(MINT_CLIFF as i128).max(0) as u128
+}
+
 /// PAPER minted per $1 of loss basis (1e18): the flat `rate` while the tracked LP is below the
 /// cliff (or negative); past it, `floor(floor(rate·decay/(decay+tail))·decay/(decay+tail))`.
 pub fn mint_rate(
@@ -52,5 +66,25 @@ mod tests {
             rate
         );
         assert_eq!(mint_amount(2 * WAD, rate), 200 * WAD);
+    }
+
+    /// protocol.md §5.5's vector, on the launch constants.
+    #[test]
+    fn the_launch_curve_gives_the_published_rate() {
+        let rate = mint_rate(
+            MINT_RATE,
+            MINT_CLIFF,
+            MINT_DECAY,
+            4_840_851_053_562_728_341_709_751,
+            114_265_779_761_243_460_574_521_289,
+        );
+        assert_eq!(rate, 26_238_849_242_755_169_239);
+    }
+
+    #[test]
+    fn the_tail_starts_at_the_cliff() {
+        assert_eq!(tail_progress(-5), 0);
+        assert_eq!(tail_progress(MINT_CLIFF as i128), 0);
+        assert_eq!(tail_progress(MINT_CLIFF as i128 + 7), 7);
     }
 }

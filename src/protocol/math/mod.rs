@@ -12,6 +12,8 @@ pub use limits::{
     Capacity, CapacityLimit, OpenCheck, OpenFunds, OpenRejection, check_open, oi_headroom,
     open_capacity,
 };
-pub use mint::{mint_amount, mint_rate};
+pub use mint::{MINT_CLIFF, MINT_DECAY, MINT_RATE, mint_amount, mint_rate, tail_progress};
 pub use price::{MathError, mid, price_raw_from_text};
-pub use valuation::{Valuation, deadband, move_pnl, settlement_exit, value_close};
+pub use valuation::{
+    LOSS_FEE_RATE, Valuation, deadband, loss_fee, move_pnl, settlement_exit, value_close,
+};

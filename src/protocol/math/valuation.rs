@@ -22,6 +22,19 @@ pub struct Valuation {
     pub keep: Option<u128>,
 }
 
+/// The LP-side fee on a loss or a liquidated margin (§5.5): 2%, as `lossFeeRate` and
+/// `liquidationFeeRate` read on chain. Not part of a close's net PnL: the LP keeps it.
+pub const LOSS_FEE_RATE: u128 = 20_000_000_000_000_000;
+
+/// `floor(amount · lossFeeRate / 1e18)`, with a 256-bit product.
+pub fn loss_fee(amount: u128) -> u128 {
+    u256_to_u128(mul_div(
+        U256::from(amount),
+        U256::from(LOSS_FEE_RATE),
+        U256::from(WAD),
+    ))
+}
+
 /// The deadband: `floor(entry / 50000)` raw units (0.2 bp).
 pub fn deadband(entry: u64) -> u64 {
     entry / 50_000
