@@ -43,6 +43,22 @@ pub async fn open(
     prefill: &PrefillArgs,
     rates: PollRates,
 ) -> Result<(), CliError> {
+    let setup = setup(ctx, mode, wallet, session, prefill, rates)?;
+    crate::tui::run(setup)
+        .await
+        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+}
+
+/// What the UI starts from: the app (keymap, key status, prefilled ticket) and its settings.
+/// Public so the tests drive the UI from the very setup the CLI builds.
+pub fn setup(
+    ctx: &Context,
+    mode: Mode,
+    wallet: alloy_primitives::Address,
+    session: Option<(SessionSigner, KeyMeta)>,
+    prefill: &PrefillArgs,
+    rates: PollRates,
+) -> Result<Setup, CliError> {
     let mut app = App::new(mode, Some(wallet));
     // Validated when the config was read; a failure here would be a bug, so fall back loudly.
     app.keymap = crate::app::Keymap::with_overrides(&ctx.ui.keys).map_err(CliError::Config)?;
@@ -52,7 +68,7 @@ pub async fn open(
         local_expiry: meta.expiry,
     });
     apply_prefill(&mut app, prefill);
-    let setup = Setup {
+    Ok(Setup {
         app,
         http: ctx.http.clone(),
         session,
@@ -61,10 +77,7 @@ pub async fn open(
         rates,
         max_fps: ctx.ui.max_fps(),
         mouse: ctx.ui.mouse,
-    };
-    crate::tui::run(setup)
-        .await
-        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+    })
 }
 
 /// Fill the ticket from the flags; each invalid value is dropped with a note.
