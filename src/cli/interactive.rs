@@ -20,6 +20,16 @@ pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Resul
             "the terminal UI needs a terminal; for scripts use the commands (see --help)".into(),
         ));
     }
+    launch(prepare(ctx, &prefill, rates).await?).await
+}
+
+/// The UI the command line asks for: watching (no key material) or live (the owner's usable
+/// session key). Public so tests open the UI the way the command line does.
+pub async fn prepare(
+    ctx: &Context,
+    prefill: &PrefillArgs,
+    rates: PollRates,
+) -> Result<Setup, CliError> {
     let (mode, wallet, session) = match ctx.watch {
         Some(w) => (Mode::Watch, w, None),
         None => {
@@ -31,7 +41,7 @@ pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Resul
         }
     };
     // No read of the exchange here: the UI draws at once and the poller brings the markets.
-    open(ctx, mode, wallet, session, &prefill, rates).await
+    setup(ctx, mode, wallet, session, prefill, rates)
 }
 
 /// Build the app and hand the terminal to the UI until the user quits.
@@ -43,7 +53,11 @@ pub async fn open(
     prefill: &PrefillArgs,
     rates: PollRates,
 ) -> Result<(), CliError> {
-    let setup = setup(ctx, mode, wallet, session, prefill, rates)?;
+    launch(setup(ctx, mode, wallet, session, prefill, rates)?).await
+}
+
+/// Hand the terminal to the UI until the user quits.
+async fn launch(setup: Setup) -> Result<(), CliError> {
     crate::tui::run(setup)
         .await
         .map_err(|e| CliError::Config(format!("terminal: {e}")))
