@@ -4,6 +4,7 @@ mod cli;
 mod decoders;
 mod hostile;
 mod properties;
+mod pty;
 mod readme;
 mod sim;
 mod simkit;
