@@ -10,5 +10,6 @@ mod sim;
 mod simkit;
 mod support;
 mod trading;
+mod tui_run;
 mod ui;
 mod vectors;
