@@ -457,6 +457,7 @@ async fn close_of_thirty_goes_out_as_three_intents() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 20_000).await;
     let key = user.session_key();
+    let mut stream = sim.stream(user.owner()).await;
     for i in 0..30u64 {
         let open = OpenPosition {
             user: user.owner(),
@@ -473,7 +474,9 @@ async fn close_of_thirty_goes_out_as_three_intents() {
             .await;
         assert_eq!(status, 200, "{answer}");
     }
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    stream
+        .until("the 30 opens settled", |s| s.open_positions.len() == 30)
+        .await;
     assert_eq!(
         user.json(&["positions"]).await["positions"]
             .as_array()
@@ -1039,12 +1042,13 @@ async fn the_stream_recovers_from_drops_and_stalls_with_nothing_lost() {
                 _ => {}
             }
         }
-        tokio::time::sleep(Duration::from_millis(700)).await;
-        // Let the stream catch up with the settlement, then compare with a fresh snapshot.
-        while let Ok(Some(event)) =
-            tokio::time::timeout(Duration::from_millis(200), rx.recv()).await
-        {
-            if let StreamEvent::Patched { state, .. } | StreamEvent::Synced(state) = event {
+        // Follow the stream until it shows the open settled (nothing else moves this account),
+        // then compare with a fresh snapshot.
+        let settled = (nonce - 5_000) as usize;
+        while held.as_ref().map(|h| h.open_positions.len()) != Some(settled) {
+            if let StreamEvent::Patched { state, .. } | StreamEvent::Synced(state) =
+                next(&mut rx).await
+            {
                 held = Some(*state);
             }
         }
