@@ -20,6 +20,16 @@ pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Resul
             "the terminal UI needs a terminal; for scripts use the commands (see --help)".into(),
         ));
     }
+    launch(prepare(ctx, &prefill, rates).await?).await
+}
+
+/// The UI the command line asks for: watching (no key material) or live (the owner's usable
+/// session key). Public so tests open the UI the way the command line does.
+pub async fn prepare(
+    ctx: &Context,
+    prefill: &PrefillArgs,
+    rates: PollRates,
+) -> Result<Setup, CliError> {
     let (mode, wallet, session) = match ctx.watch {
         Some(w) => (Mode::Watch, w, None),
         None => {
@@ -31,7 +41,7 @@ pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Resul
         }
     };
     // No read of the exchange here: the UI draws at once and the poller brings the markets.
-    open(ctx, mode, wallet, session, &prefill, rates).await
+    setup(ctx, mode, wallet, session, prefill, rates)
 }
 
 /// Build the app and hand the terminal to the UI until the user quits.
@@ -43,6 +53,26 @@ pub async fn open(
     prefill: &PrefillArgs,
     rates: PollRates,
 ) -> Result<(), CliError> {
+    launch(setup(ctx, mode, wallet, session, prefill, rates)?).await
+}
+
+/// Hand the terminal to the UI until the user quits.
+async fn launch(setup: Setup) -> Result<(), CliError> {
+    crate::tui::run(setup)
+        .await
+        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+}
+
+/// What the UI starts from: the app (keymap, key status, prefilled ticket) and its settings.
+/// Public so the tests drive the UI from the very setup the CLI builds.
+pub fn setup(
+    ctx: &Context,
+    mode: Mode,
+    wallet: alloy_primitives::Address,
+    session: Option<(SessionSigner, KeyMeta)>,
+    prefill: &PrefillArgs,
+    rates: PollRates,
+) -> Result<Setup, CliError> {
     let mut app = App::new(mode, Some(wallet));
     app.max_mark_age = ctx.ui.max_mark_age();
     // Validated when the config was read; a failure here would be a bug, so fall back loudly.
@@ -53,7 +83,7 @@ pub async fn open(
         local_expiry: meta.expiry,
     });
     apply_prefill(&mut app, prefill);
-    let setup = Setup {
+    Ok(Setup {
         app,
         http: ctx.http.clone(),
         session,
@@ -63,10 +93,7 @@ pub async fn open(
         max_fps: ctx.ui.max_fps(),
         mouse: ctx.ui.mouse,
         deadlines: ctx.deadlines,
-    };
-    crate::tui::run(setup)
-        .await
-        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+    })
 }
 
 /// Fill the ticket from the flags; each invalid value is dropped with a note.

@@ -21,6 +21,7 @@ use clap::{Args, Parser, Subcommand};
 use crate::client::{ExchangeHttp, HttpConfig};
 use crate::config::{self, FileConfig};
 
+pub use interactive::{prepare as ui_prepare, setup as ui_setup};
 pub use output::CliError;
 
 #[derive(Debug, Parser)]

@@ -1,21 +1,24 @@
 //! The terminal runtime: one loop that takes keys first, folds network messages into `App`, and
-//! draws only when something changed (keys at once, feed updates at most `max_fps` a second),
-//! each frame wrapped in synchronized output. The terminal is restored on exit, error and panic.
+//! draws only when something changed (keys at once, feed updates at most `max_fps` a second).
+//! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
+//! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
 mod submit;
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use alloy_primitives::Address;
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
+use ratatui::backend::Backend;
 use ratatui::crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
     MouseEventKind,
 };
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
+use ratatui::{DefaultTerminal, Frame, Terminal};
 use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, Message};
@@ -47,8 +50,62 @@ pub struct Setup {
     pub deadlines: crate::protocol::order::Deadlines,
 }
 
-/// Run the UI until the user quits.
-pub async fn run(setup: Setup) -> std::io::Result<()> {
+/// Where the loop's frames go: the real terminal wraps each in synchronized output
+/// ([`run`]); a test draws into a `TestBackend` and reads the frames back.
+pub trait Screen {
+    fn frame(&mut self, render: &mut dyn FnMut(&mut Frame)) -> io::Result<()>;
+}
+
+/// A plain terminal: each frame drawn as is.
+impl<B: Backend> Screen for Terminal<B> {
+    fn frame(&mut self, render: &mut dyn FnMut(&mut Frame)) -> io::Result<()> {
+        self.draw(|f| render(f))
+            .map(|_| ())
+            .map_err(|e| io::Error::other(e.to_string()))
+    }
+}
+
+/// The real terminal: each frame inside a synchronized update so it never shows half of one.
+struct Synchronized(DefaultTerminal);
+
+impl Screen for Synchronized {
+    fn frame(&mut self, render: &mut dyn FnMut(&mut Frame)) -> io::Result<()> {
+        let mut out = io::stdout();
+        execute!(out, BeginSynchronizedUpdate)?;
+        let drawn = self.0.frame(render);
+        execute!(out, EndSynchronizedUpdate)?;
+        out.flush()?;
+        drawn
+    }
+}
+
+/// Run the UI on the process's terminal until the user quits.
+pub async fn run(setup: Setup) -> io::Result<()> {
+    let mouse = setup.mouse;
+    // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
+    // restores the terminal before the panic message prints.
+    let mut screen = Synchronized(ratatui::init());
+    let result = async {
+        if mouse {
+            execute!(io::stdout(), EnableMouseCapture)?;
+        }
+        run_loop(setup, &mut screen, EventStream::new()).await
+    }
+    .await;
+    if mouse {
+        let _ = execute!(io::stdout(), DisableMouseCapture);
+    }
+    ratatui::restore();
+    result
+}
+
+/// The event loop over any screen and any stream of terminal events, until the user quits or
+/// the events end: network tasks start here and stop when it returns.
+pub async fn run_loop(
+    setup: Setup,
+    screen: &mut impl Screen,
+    mut terminal_events: impl Stream<Item = io::Result<Event>> + Unpin,
+) -> io::Result<()> {
     let Setup {
         mut app,
         http,
@@ -57,7 +114,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         theme,
         rates,
         max_fps,
-        mouse,
+        mouse: _,
         deadlines,
     } = setup;
     let (market_tx, mut market_rx) = mpsc::channel(256);
@@ -91,107 +148,97 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
         submit::Submitter::new(http.clone(), key, app.wallet, &data_dir, deadlines)
     });
 
-    // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
-    // restores the terminal before the panic message prints.
-    let mut terminal = ratatui::init();
-    if mouse {
-        execute!(std::io::stdout(), EnableMouseCapture)?;
-    }
-    let result = async {
-        let mut terminal_events = EventStream::new();
-        let mut tick = tokio::time::interval(Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60))));
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-        // The first message: the time, so the app can ask for what it needs (candles).
-        let mut pending = vec![Message::Tick(SystemTime::now())];
-        let mut draw_now = true;
-        loop {
-            // Fold every message, then run what it asked for. The loop changes no state itself.
-            for message in pending.drain(..) {
-                for effect in app.handle(message) {
-                    match effect {
-                        Effect::Quit => return Ok(()),
-                        Effect::Submit { order, what } => match &submitter {
-                            Some(s) => s.spawn(order, what, report_tx.clone()),
-                            None => {
-                                let report = crate::app::SubmitReport {
-                                    toasts: vec![("no session key in this session: nothing was signed".into(), true)],
-                                    ..Default::default()
-                                };
-                                let _ = report_tx.try_send(report);
-                            }
-                        },
-                        Effect::FetchCandles { instrument_id, symbol, interval } => {
-                            spawn_candles(&http, instrument_id, symbol, interval, market_tx_candles.clone());
+    let mut tick = tokio::time::interval(Duration::from_millis(
+        1000 / u64::from(max_fps.clamp(1, 60)),
+    ));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // The first message: the time, so the app can ask for what it needs (candles).
+    let mut pending = vec![Message::Tick(SystemTime::now())];
+    let mut draw_now = true;
+    loop {
+        // Fold every message, then run what it asked for. The loop changes no state itself.
+        for message in pending.drain(..) {
+            for effect in app.handle(message) {
+                match effect {
+                    Effect::Quit => return Ok(()),
+                    Effect::Submit { order, what } => match &submitter {
+                        Some(s) => s.spawn(order, what, report_tx.clone()),
+                        None => {
+                            let report = crate::app::SubmitReport {
+                                toasts: vec![(
+                                    "no session key in this session: nothing was signed".into(),
+                                    true,
+                                )],
+                                ..Default::default()
+                            };
+                            let _ = report_tx.try_send(report);
                         }
-                        Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
+                    },
+                    Effect::FetchCandles {
+                        instrument_id,
+                        symbol,
+                        interval,
+                    } => {
+                        spawn_candles(
+                            &http,
+                            instrument_id,
+                            symbol,
+                            interval,
+                            market_tx_candles.clone(),
+                        );
                     }
-                }
-            }
-            if draw_now {
-                frame(&mut terminal, &app, &theme)?;
-                app.dirty = false;
-                draw_now = false;
-            }
-            tokio::select! {
-                biased;
-                event = terminal_events.next() => match event {
-                    Some(Ok(Event::Key(key))) if key.kind == KeyEventKind::Press => {
-                        if let Some(a) = action(&app, key) {
-                            pending.push(Message::Action(a));
-                        }
-                        draw_now = true;
-                    }
-                    Some(Ok(Event::Resize(..))) => draw_now = true,
-                    Some(Ok(Event::Mouse(m))) => {
-                        let action = match m.kind {
-                            MouseEventKind::ScrollUp => Some(crate::app::Action::Up),
-                            MouseEventKind::ScrollDown => Some(crate::app::Action::Down),
-                            MouseEventKind::Down(MouseButton::Left)
-                                if m.row == crate::ui::TAB_ROW && app.dialog.is_none() =>
-                            {
-                                crate::ui::tab_at(m.column).map(crate::app::Action::Tab)
-                            }
-                            _ => None,
-                        };
-                        if let Some(a) = action {
-                            pending.push(Message::Action(a));
-                            draw_now = true;
-                        }
-                    }
-                    Some(Ok(_)) => {}
-                    Some(Err(e)) => return Err(e),
-                    None => return Ok(()),
-                },
-                Some(report) = report_rx.recv() => {
-                    pending.push(Message::Submitted(report));
-                    draw_now = true;
-                }
-                Some(event) = market_rx.recv() => pending.push(Message::Market(event)),
-                Some(event) = stream_rx.recv() => pending.push(Message::Stream(event, SystemTime::now())),
-                // Feed updates draw at most once a tick; nothing is drawn while idle.
-                _ = tick.tick() => {
-                    pending.push(Message::Tick(SystemTime::now()));
-                    draw_now = app.dirty;
+                    Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
                 }
             }
         }
+        if draw_now {
+            screen.frame(&mut |f| draw(f, &app, &theme, SystemTime::now()))?;
+            app.dirty = false;
+            draw_now = false;
+        }
+        tokio::select! {
+            biased;
+            event = terminal_events.next() => match event {
+                Some(Ok(Event::Key(key))) if key.kind == KeyEventKind::Press => {
+                    if let Some(a) = action(&app, key) {
+                        pending.push(Message::Action(a));
+                    }
+                    draw_now = true;
+                }
+                Some(Ok(Event::Resize(..))) => draw_now = true,
+                Some(Ok(Event::Mouse(m))) => {
+                    let action = match m.kind {
+                        MouseEventKind::ScrollUp => Some(crate::app::Action::Up),
+                        MouseEventKind::ScrollDown => Some(crate::app::Action::Down),
+                        MouseEventKind::Down(MouseButton::Left)
+                            if m.row == crate::ui::TAB_ROW && app.dialog.is_none() =>
+                        {
+                            crate::ui::tab_at(m.column).map(crate::app::Action::Tab)
+                        }
+                        _ => None,
+                    };
+                    if let Some(a) = action {
+                        pending.push(Message::Action(a));
+                        draw_now = true;
+                    }
+                }
+                Some(Ok(_)) => {}
+                Some(Err(e)) => return Err(e),
+                None => return Ok(()),
+            },
+            Some(report) = report_rx.recv() => {
+                pending.push(Message::Submitted(report));
+                draw_now = true;
+            }
+            Some(event) = market_rx.recv() => pending.push(Message::Market(event)),
+            Some(event) = stream_rx.recv() => pending.push(Message::Stream(event, SystemTime::now())),
+            // Feed updates draw at most once a tick; nothing is drawn while idle.
+            _ = tick.tick() => {
+                pending.push(Message::Tick(SystemTime::now()));
+                draw_now = app.dirty;
+            }
+        }
     }
-    .await;
-    if mouse {
-        let _ = execute!(std::io::stdout(), DisableMouseCapture);
-    }
-    ratatui::restore();
-    result
-}
-
-/// Draw one frame inside a synchronized update so the terminal never shows half of it.
-fn frame(terminal: &mut ratatui::DefaultTerminal, app: &App, theme: &Theme) -> std::io::Result<()> {
-    let mut out = std::io::stdout();
-    execute!(out, BeginSynchronizedUpdate)?;
-    let drawn = terminal.draw(|f| draw(f, app, theme, SystemTime::now()));
-    execute!(out, EndSynchronizedUpdate)?;
-    out.flush()?;
-    drawn.map(|_| ())
 }
 
 /// Candles a chart can use at most (one a column).

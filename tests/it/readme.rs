@@ -10,7 +10,7 @@
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -19,6 +19,7 @@ use alloy_signer_local::PrivateKeySigner;
 use papertrade_tui::sim::SimConfig;
 use serde_json::Value;
 
+use crate::pty::{Finished, Pty, collect};
 use crate::simkit::Sim;
 
 const README: &str = include_str!("../../README.md");
@@ -841,24 +842,6 @@ fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
     }
 }
 
-/// Collect a pipe's bytes on a thread.
-fn collect(
-    mut pipe: impl Read + Send + 'static,
-) -> (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>) {
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    let sink = buf.clone();
-    let handle = std::thread::spawn(move || {
-        let mut chunk = [0u8; 8192];
-        while let Ok(n) = pipe.read(&mut chunk) {
-            if n == 0 {
-                break;
-            }
-            sink.lock().unwrap().extend_from_slice(&chunk[..n]);
-        }
-    });
-    (buf, handle)
-}
-
 fn run_binary(
     source: &Source,
     args: &[String],
@@ -1018,96 +1001,6 @@ fn serve(mut run: Run, args: &[String], env: &[(String, String)], probe: bool) -
     run
 }
 
-/// The binary in a pseudo-terminal (util-linux `script` allocates one, 40x120), read through a
-/// vt100 parser as a terminal would show it.
-struct Terminal {
-    child: Child,
-    stdin: ChildStdin,
-    screen: Arc<Mutex<vt100::Parser>>,
-    reader: std::thread::JoinHandle<()>,
-    stderr: (Arc<Mutex<Vec<u8>>>, std::thread::JoinHandle<()>),
-}
-
-impl Terminal {
-    fn spawn(args: &[String], env: &[(String, String)]) -> Self {
-        let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
-        let argv: Vec<String> = std::iter::once(BIN)
-            .chain(args.iter().map(String::as_str))
-            .map(quote)
-            .collect();
-        let inner = format!("stty rows 40 cols 120; exec {}", argv.join(" "));
-        let mut child = Command::new("script")
-            .args(["-qfec", &inner, "/dev/null"])
-            .env_clear()
-            .envs(env.iter().cloned())
-            .env("TERM", "xterm-256color")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("util-linux script");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let stderr = collect(child.stderr.take().unwrap());
-        let screen = Arc::new(Mutex::new(vt100::Parser::new(40, 120, 0)));
-        let reader = {
-            let screen = screen.clone();
-            std::thread::spawn(move || {
-                let mut chunk = [0u8; 8192];
-                while let Ok(n) = stdout.read(&mut chunk) {
-                    if n == 0 {
-                        break;
-                    }
-                    screen.lock().unwrap().process(&chunk[..n]);
-                }
-            })
-        };
-        Self {
-            child,
-            stdin,
-            screen,
-            reader,
-            stderr,
-        }
-    }
-
-    /// Wait until the screen is `ready`; false if the program exits or 20 s pass first.
-    fn wait_for(&mut self, ready: impl Fn(&vt100::Screen) -> bool) -> bool {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        let now_ready = |t: &Self| ready(t.screen.lock().unwrap().screen());
-        while Instant::now() < deadline {
-            if now_ready(self) {
-                return true;
-            }
-            if self.child.try_wait().unwrap().is_some() {
-                return now_ready(self);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        false
-    }
-
-    fn keys(&mut self, bytes: &[u8]) {
-        // A program that already exited has closed the terminal; its status tells why.
-        let _ = self.stdin.write_all(bytes);
-        let _ = self.stdin.flush();
-    }
-
-    /// Wait for the exit; the status, the screen, stderr, and whether the terminal was left
-    /// on its main screen (a UI that quits must leave the alternate screen).
-    fn finish(mut self, within: Duration) -> (Option<ExitStatus>, String, String, bool) {
-        let status = wait_until(&mut self.child, Instant::now() + within);
-        drop(self.stdin);
-        self.reader.join().unwrap();
-        self.stderr.1.join().unwrap();
-        let parser = self.screen.lock().unwrap();
-        let screen = parser.screen().contents();
-        let restored = !parser.screen().alternate_screen();
-        let stderr = text(&self.stderr.0.lock().unwrap());
-        (status, screen, stderr, restored)
-    }
-}
-
 /// In a terminal: the UI (`badge` set) is waited for — its first frame on the alternate screen
 /// with the mode badge — and quit with `q`; a confirmation is waited for and answered `y`.
 fn in_terminal(
@@ -1116,20 +1009,28 @@ fn in_terminal(
     env: &[(String, String)],
     badge: Option<&str>,
 ) -> Run {
-    let mut term = Terminal::spawn(args, env);
+    let mut term = Pty::spawn(args, env);
     let (wanted, answer, within) = match badge {
         Some(b) => (b, &b"q"[..], Duration::from_secs(10)),
         // Signing waits for the outcome on the account stream.
         None => ("[y/N]", &b"y\r"[..], Duration::from_secs(60)),
     };
     let ui = badge.is_some();
-    let seen = term.wait_for(|s| s.contents().contains(wanted) && (!ui || s.alternate_screen()));
+    let seen = term.wait_for(Duration::from_secs(20), |s| {
+        s.contents().contains(wanted) && (!ui || s.alternate_screen())
+    });
     if seen {
         term.keys(answer);
     }
     // Not ready: the screen says why; there is nothing to wait for.
     let within = if seen { within } else { Duration::from_secs(1) };
-    let (status, screen, stderr, restored) = term.finish(within);
+    let Finished {
+        status,
+        screen,
+        stderr,
+        restored,
+        ..
+    } = term.finish(within);
     run.status = status.and_then(|s| s.code());
     run.stdout = screen;
     run.stderr = stderr;

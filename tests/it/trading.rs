@@ -8,20 +8,24 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, U256};
 use alloy_signer_local::PrivateKeySigner;
+use papertrade_tui::app::Mode;
 use papertrade_tui::client::stream::{StreamConfig, spawn_account_stream};
 use papertrade_tui::client::{ExchangeHttp, HttpConfig};
 use papertrade_tui::feed::account::StreamEvent;
-use papertrade_tui::keys::{Passphrase, SessionKeys};
+use papertrade_tui::keys::{KeyMeta, Passphrase, SessionKeys};
 use papertrade_tui::protocol::eip712::{
     Intent, OpenPosition, RegisterSessionKey, Strictness, WalletSigner,
 };
 use papertrade_tui::protocol::math::value_close;
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::sim::SimConfig;
+use ratatui::crossterm::event::KeyCode;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::pty::Pty;
 use crate::simkit::Sim;
+use crate::tui_run::{self, Ui};
 
 const WAD: u128 = 1_000_000_000_000_000_000;
 const SESSION_PASS: &str = "correct horse battery staple";
@@ -140,11 +144,15 @@ impl User {
     }
 
     fn session_key(&self) -> papertrade_tui::protocol::eip712::SessionSigner {
+        self.session().0
+    }
+
+    /// The session key unlocked from the data dir, with what the UI shows of it.
+    fn session(&self) -> (papertrade_tui::protocol::eip712::SessionSigner, KeyMeta) {
         let keys = SessionKeys::new(&self.data(), Some(papertrade_tui::keys::Backend::Keystore));
         keys.load(self.owner(), || Ok(Passphrase::new(SESSION_PASS.into())))
             .unwrap()
             .unwrap()
-            .0
     }
 
     /// Every file under the data dir, concatenated (logs, audit, nonces, key metadata).
@@ -449,6 +457,7 @@ async fn close_of_thirty_goes_out_as_three_intents() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 20_000).await;
     let key = user.session_key();
+    let mut stream = sim.stream(user.owner()).await;
     for i in 0..30u64 {
         let open = OpenPosition {
             user: user.owner(),
@@ -465,7 +474,9 @@ async fn close_of_thirty_goes_out_as_three_intents() {
             .await;
         assert_eq!(status, 200, "{answer}");
     }
-    tokio::time::sleep(Duration::from_millis(900)).await;
+    stream
+        .until("the 30 opens settled", |s| s.open_positions.len() == 30)
+        .await;
     assert_eq!(
         user.json(&["positions"]).await["positions"]
             .as_array()
@@ -1031,12 +1042,13 @@ async fn the_stream_recovers_from_drops_and_stalls_with_nothing_lost() {
                 _ => {}
             }
         }
-        tokio::time::sleep(Duration::from_millis(700)).await;
-        // Let the stream catch up with the settlement, then compare with a fresh snapshot.
-        while let Ok(Some(event)) =
-            tokio::time::timeout(Duration::from_millis(200), rx.recv()).await
-        {
-            if let StreamEvent::Patched { state, .. } | StreamEvent::Synced(state) = event {
+        // Follow the stream until it shows the open settled (nothing else moves this account),
+        // then compare with a fresh snapshot.
+        let settled = (nonce - 5_000) as usize;
+        while held.as_ref().map(|h| h.open_positions.len()) != Some(settled) {
+            if let StreamEvent::Patched { state, .. } | StreamEvent::Synced(state) =
+                next(&mut rx).await
+            {
                 held = Some(*state);
             }
         }
@@ -1259,113 +1271,15 @@ async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
     assert_eq!(outcomes, 3, "{audit}");
 }
 
-/// The real binary in a pseudo-terminal (util-linux `script` allocates one), fed keys, with
-/// everything it draws collected so a test waits for what it expects to see.
-struct Pty {
-    stdin: std::process::ChildStdin,
-    /// Every byte drawn, and the screen they make (as a terminal would show it).
-    seen: std::sync::Arc<std::sync::Mutex<String>>,
-    screen: std::sync::Arc<std::sync::Mutex<vt100::Parser>>,
-    child: std::process::Child,
-    reader: std::thread::JoinHandle<()>,
-}
-
-impl Pty {
-    fn spawn(args: &str, dir: &Path, envs: &[(&str, String)]) -> Self {
-        use std::io::Read;
-        let inner = format!(
-            "stty rows 40 cols 120; exec {} {args}",
-            env!("CARGO_BIN_EXE_papertrade-tui")
-        );
-        let mut c = Command::new("script");
-        c.args(["-qfec", &inner, "/dev/null"])
-            .env_clear()
-            .env("PATH", "/usr/bin:/bin")
-            .env("TERM", "xterm-256color")
-            .env("HOME", dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        for (k, v) in envs {
-            c.env(k, v);
-        }
-        let mut child = c.spawn().expect("util-linux script");
-        let stdin = child.stdin.take().unwrap();
-        let mut stdout = child.stdout.take().unwrap();
-        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-        let screen = std::sync::Arc::new(std::sync::Mutex::new(vt100::Parser::new(40, 120, 0)));
-        let reader = {
-            let seen = seen.clone();
-            let screen = screen.clone();
-            std::thread::spawn(move || {
-                let mut chunk = [0u8; 8192];
-                while let Ok(n) = stdout.read(&mut chunk) {
-                    if n == 0 {
-                        break;
-                    }
-                    screen.lock().unwrap().process(&chunk[..n]);
-                    seen.lock()
-                        .unwrap()
-                        .push_str(&String::from_utf8_lossy(&chunk[..n]));
-                }
-            })
-        };
-        Self {
-            stdin,
-            seen,
-            screen,
-            child,
-            reader,
-        }
-    }
-
-    fn keys(&mut self, bytes: &[u8]) {
-        self.stdin.write_all(bytes).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    /// What the terminal shows now.
-    fn contents(&self) -> String {
-        self.screen.lock().unwrap().screen().contents()
-    }
-
-    fn shows(&self, text: &str) -> bool {
-        self.contents().contains(text)
-    }
-
-    /// Wait (up to 15 s) until the screen shows `text`.
-    async fn wait_for(&self, text: &str) {
-        for _ in 0..150 {
-            if self.shows(text) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("{text:?} never appeared; the screen:\n{}", self.contents());
-    }
-
-    /// Set margin and leverage on the ticket and review: `/`, clear "50", type, Esc alone (a
-    /// terminal reads ESC followed at once by a key as Alt+key), then `}` ×n and Enter.
-    async fn ticket(&mut self, margin: &str, tens: usize) {
-        self.keys(b"/\x7f\x7f");
-        self.keys(margin.as_bytes());
-        self.keys(b"\x1b");
-        tokio::time::sleep(Duration::from_millis(150)).await;
-        self.keys("}".repeat(tens).as_bytes());
-        self.keys(b"\r");
-    }
-
-    /// Quit and collect the exit status and everything drawn.
-    async fn quit(mut self) -> (std::process::ExitStatus, String) {
-        self.keys(b"q");
-        let mut child = self.child;
-        let status = tokio::task::spawn_blocking(move || child.wait().unwrap())
-            .await
-            .unwrap();
-        self.reader.join().unwrap();
-        let screen = self.seen.lock().unwrap().clone();
-        (status, screen)
-    }
+/// Fill the ticket's margin, raise the leverage by `tens` steps and review: `/`, clear "50",
+/// type, leave the field, `}` ×n, Enter.
+fn ticket(ui: &Ui, margin: &str, tens: usize) {
+    ui.type_text("/");
+    ui.send_keys([KeyCode::Backspace, KeyCode::Backspace]);
+    ui.type_text(margin);
+    ui.send_keys([KeyCode::Esc]);
+    ui.type_text(&"}".repeat(tens));
+    ui.send_keys([KeyCode::Enter]);
 }
 
 /// Open a position from the ticket, close it from the Positions tab, quit — live mode against the
@@ -1376,33 +1290,29 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
     let user = ready_user(&sim, 1000).await;
     sim.pin("BTC", "82800.3").await;
     let owner = user.owner();
-    let args = format!(
-        "--api {} --info-url {} --owner {owner:#x} --key-backend keystore",
-        user.api, user.info
-    );
-    let mut pty = Pty::spawn(
-        &args,
-        user.dir.path(),
-        &[
-            ("PAPERTRADE_TUI_DATA_DIR", user.data().display().to_string()),
-            ("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS.into()),
-        ],
-    );
-    let positions = |sim: &Sim| {
+    let ctx = tui_run::context(&user.api, &user.info, &user.data(), Some(owner));
+    let mut ui = Ui::start(tui_run::setup(
+        &ctx,
+        Mode::Live,
+        owner,
+        Some(user.session()),
+    ));
+    let positions = || {
         sim.server
             .shared
             .with_engine(|e| e.account(owner).map_or(0, |a| a.state.open_positions.len()))
     };
-    pty.wait_for("notional").await;
-    pty.ticket("100", 9).await;
-    pty.wait_for("OPEN").await;
-    pty.keys(b"y");
-    for _ in 0..150 {
-        if positions(&sim) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let first = ui.wait_for_text("notional").await;
+    assert!(first.contains("LIVE"), "{first}");
+    ticket(&ui, "100", 9);
+    ui.wait_for_text("OPEN").await;
+    ui.type_text("y");
+    ui.wait_for_text("succeeded").await;
+    assert_eq!(
+        positions(),
+        1,
+        "the UI says succeeded: the exchange holds the position"
+    );
     let opened = sim
         .server
         .shared
@@ -1411,49 +1321,66 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
         (opened.leverage, opened.margin, opened.entry_price),
         (100, 100 * WAD, 828_003)
     );
-    pty.wait_for(&opened.id.to_string()).await;
-    pty.keys(b"2x");
-    pty.wait_for("CLOSE").await;
-    pty.keys(b"y");
-    pty.wait_for("closed 1 position").await;
-    assert_eq!(positions(&sim), 0);
-    let (status, screen) = pty.quit().await;
-    assert!(status.success(), "exit {status}");
-    // The terminal gets only changed cells, so blanks between words are skipped: look for words.
-    for text in ["ticket", "OPEN", "CLOSE", "LIVE", "History"] {
-        assert!(screen.contains(text), "{text} never appeared");
-    }
-    // The alternate screen was entered and left again: the terminal is restored.
-    assert!(screen.contains("\u{1b}[?1049h") && screen.contains("\u{1b}[?1049l"));
+    ui.wait_for_text(&opened.id.to_string()).await;
+    ui.type_text("2x");
+    ui.wait_for_text("CLOSE").await;
+    ui.type_text("y");
+    ui.wait_for_text("closed 1 position").await;
+    assert_eq!(positions(), 0);
+    ui.quit().await.expect("the loop ends cleanly on q");
     let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
     assert!(audit.contains("\"via\":\"tui\""));
 }
 
-/// `papertrade-tui demo`, a new user's first command: open, see, close — by keyboard only.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_demo_trades_a_round_trip_by_keyboard() {
+/// `papertrade-tui demo`, a new user's first command: open, see, close — by keyboard only. The one
+/// end-to-end run of the real binary in a terminal: raw keys parsed by crossterm, synchronized
+/// frames, the alternate screen entered and left.
+#[test]
+fn the_demo_trades_a_round_trip_by_keyboard() {
     let dir = tempfile::tempdir().unwrap();
-    let mut pty = Pty::spawn(
-        "demo --crowd 2",
-        dir.path(),
-        &[(
+    let env = [
+        ("PATH", "/usr/bin:/bin".to_string()),
+        ("HOME", dir.path().display().to_string()),
+        (
             "PAPERTRADE_TUI_DATA_DIR",
             dir.path().join("data").display().to_string(),
-        )],
+        ),
+    ]
+    .map(|(k, v)| (k.to_string(), v));
+    let mut pty = Pty::spawn(&["demo".into(), "--crowd".into(), "2".into()], &env);
+    pty.expect("notional");
+    assert!(pty.contents().contains("DEMO"));
+    pty.keys(b"/\x7f\x7f100\x1b");
+    // A terminal reads ESC followed at once by a key as Alt+key: send the next key only once
+    // the screen shows the field left (its hint gone).
+    assert!(
+        pty.wait_for(Duration::from_secs(20), |s| {
+            let c = s.contents();
+            c.contains("margin $100") && !c.contains("leave the field")
+        }),
+        "the margin field was not left; the screen:\n{}",
+        pty.contents()
     );
-    pty.wait_for("notional").await;
-    assert!(pty.shows("DEMO"));
-    pty.ticket("100", 9).await;
-    pty.wait_for("OPEN").await;
+    pty.keys(&[b'}'; 9]);
+    pty.keys(b"\r");
+    pty.expect("OPEN");
     pty.keys(b"y");
-    pty.wait_for("succeeded").await;
+    pty.expect("succeeded");
     pty.keys(b"2x");
-    pty.wait_for("CLOSE").await;
+    pty.expect("CLOSE");
     pty.keys(b"y");
-    pty.wait_for("closed 1 position").await;
-    let (status, screen) = pty.quit().await;
-    assert!(status.success(), "exit {status}");
-    assert!(screen.contains("\u{1b}[?1049l"));
+    pty.expect("closed 1 position");
+    pty.keys(b"q");
+    let end = pty.finish(Duration::from_secs(10));
+    assert!(
+        end.status.is_some_and(|s| s.success()),
+        "exit {:?}\n{}",
+        end.status,
+        end.stderr
+    );
+    assert!(end.restored, "left on the alternate screen");
+    // Each frame is one synchronized update: the terminal never shows half of one.
+    assert!(end.drawn.contains("\u{1b}[?2026h") && end.drawn.contains("\u{1b}[?2026l"));
 }
 
 /// An exchange that accepts connections and never answers: the UI draws at once, says it is
@@ -1470,33 +1397,29 @@ async fn the_ui_draws_at_once_and_quits_while_the_exchange_is_silent() {
         }
     });
     let dir = tempfile::tempdir().unwrap();
-    let args = format!(
-        "--watch 0x00000000000000000000000000000000000000a1 --api http://{addr} --info-url http://{addr}/info"
-    );
-    let started = std::time::Instant::now();
-    let pty = Pty::spawn(
-        &args,
+    let mut ctx = tui_run::context(
+        &format!("http://{addr}"),
+        &format!("http://{addr}/info"),
         dir.path(),
-        &[("PAPERTRADE_TUI_DATA_DIR", dir.path().display().to_string())],
+        None,
     );
-    pty.wait_for("connecting to the exchange").await;
+    ctx.watch = Some(Address::repeat_byte(0xa1));
+    let started = std::time::Instant::now();
+    let mut ui = Ui::start(tui_run::prepare(&ctx).await);
+    let first = ui.wait_for_text("connecting to the exchange").await;
+    // Real time is the point: the frame must not wait on any read of the exchange.
     assert!(
         started.elapsed() < Duration::from_secs(5),
         "first frame after {:?}",
         started.elapsed()
     );
-    assert!(pty.shows("WATCH"));
-    let asked = std::time::Instant::now();
-    let (status, _) = pty.quit().await;
-    assert!(status.success());
-    assert!(
-        asked.elapsed() < Duration::from_secs(3),
-        "q took {:?}",
-        asked.elapsed()
-    );
+    assert!(first.contains("WATCH"), "{first}");
+    // `quit` allows q three seconds.
+    ui.quit().await.expect("the loop ends cleanly on q");
 }
 
-/// `--watch` on a crowd wallet of the simulator: read-only, and B + Enter says why.
+/// `--watch` on a crowd wallet of the simulator: read-only, no key in the process, and B + Enter
+/// says why instead of opening a dialog.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watching_a_crowd_wallet_in_the_ui_is_read_only() {
     let sim = Sim::start(SimConfig {
@@ -1507,31 +1430,30 @@ async fn watching_a_crowd_wallet_in_the_ui_is_read_only() {
     .await;
     let wallet = sim.server.shared.with_engine(|e| e.crowd.wallets()[0]);
     let dir = tempfile::tempdir().unwrap();
-    let args = format!(
-        "--watch {wallet:#x} --api {} --info-url {}",
-        sim.server.base_url(),
-        sim.server.info_url()
-    );
-    let mut pty = Pty::spawn(
-        &args,
+    let mut ctx = tui_run::context(
+        &sim.server.base_url(),
+        &sim.server.info_url(),
         dir.path(),
-        &[
-            ("PAPERTRADE_TUI_DATA_DIR", dir.path().display().to_string()),
-            ("PAPERTRADE_TUI_REPORT_SIGNERS", "1".into()),
-        ],
+        None,
     );
-    pty.wait_for("WATCH").await;
-    pty.wait_for("notional").await;
-    pty.keys(b"b\r");
-    pty.wait_for("read-only").await;
-    let (status, screen) = pty.quit().await;
-    assert!(status.success());
-    assert!(!screen.contains("Confirm"), "no dialog in watch mode");
-    // The probe line: no signer was ever constructed in the process.
+    // The command line also locks signing process-wide for `--watch` before any command runs
+    // (pinned through `positions --watch` by `watch_mode_constructs_no_signer`); a test binary
+    // shares its process with tests that sign, so none is taken here.
+    ctx.watch = Some(wallet);
+    let setup = tui_run::prepare(&ctx).await;
+    assert!(setup.session.is_none(), "no key material when watching");
+    let mut ui = Ui::start(setup);
+    ui.wait_for(|s| s.contains("WATCH") && s.contains("notional"))
+        .await;
+    ui.type_text("b");
+    ui.send_keys([KeyCode::Enter]);
+    // The ticket always says "read-only" and `b` is answered too: wait for Enter's answer.
+    let after = ui.wait_for_text("no key is loaded").await;
     assert!(
-        screen.contains("signers-constructed: 0"),
-        "signer probe missing"
+        !after.contains("Confirm"),
+        "no dialog in watch mode:\n{after}"
     );
+    ui.quit().await.expect("the loop ends cleanly on q");
 }
 
 #[cfg(unix)]
