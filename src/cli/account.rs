@@ -111,17 +111,13 @@ fn account_json(
                 if let Ok(mark) = data.mark(m) {
                     let q = Position::held(m, p);
                     let sc = q.scenario(fee, mark);
-                    let distance = i128::from(mark) - i128::from(p.bust_price);
+                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
                     row["markPrice"] = price_json(mark, m.price_scale);
                     row["unrealizedPnlUsd"] = wad_json(sc.gross_pnl.max(-signed(p.margin)), 2);
                     row["closeNetPnlUsd"] = wad_json(sc.net_pnl(p.margin), 2);
                     row["closeNetPnlRaw"] = json!(sc.net_pnl(p.margin).to_string());
                     row["liquidated"] = json!(sc.liquidated);
-                    row["distanceToLiquidationPct"] = percent_json(
-                        if p.is_long { distance } else { -distance },
-                        u128::from(mark),
-                        4,
-                    );
+                    row["distanceToLiquidationPct"] = percent_json(room, u128::from(mark), 4);
                     row["riskPct"] = json!(
                         crate::protocol::math::risk_bps(
                             p.entry_price,
@@ -233,13 +229,10 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                 Ok(mark) => {
                     let q = Position::held(m, p);
                     let sc = q.scenario(fee, mark);
-                    let d = i128::from(mark) - i128::from(p.bust_price);
+                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
                     (
                         price(mark, m.price_scale),
-                        format!(
-                            "{}%",
-                            percent_text(if p.is_long { d } else { -d }, u128::from(mark), 2)
-                        ),
+                        format!("{}%", percent_text(room, u128::from(mark), 2)),
                         if sc.liquidated {
                             "liquidated".to_string()
                         } else {
