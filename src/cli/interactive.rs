@@ -51,6 +51,8 @@ pub async fn open(
         backend: meta.backend.label(),
         local_expiry: meta.expiry,
     });
+    app.alerts = ctx.alerts.rules().map(crate::app::alerts::Alerts::new);
+    app.delivery = ctx.alerts.delivery(crate::ui::notify::detect_here);
     apply_prefill(&mut app, prefill);
     let setup = Setup {
         app,

@@ -416,6 +416,10 @@ pub struct Context {
     pub watch: Option<alloy_primitives::Address>,
     /// The config file's `[ui]`.
     pub ui: crate::config::UiConfig,
+    /// The config file's `[alerts]`.
+    pub alerts: crate::config::AlertsConfig,
+    /// The config file's `[poll]` rates.
+    pub rates: crate::client::market::PollRates,
 }
 
 /// Parse the command line, run the command, report any error; the process exit code.
@@ -516,6 +520,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         key_backend: cli.key_backend.or(file.key_backend),
         watch,
         ui: file.ui,
+        alerts: file.alerts,
+        rates: crate::client::market::PollRates::from_config(file.poll.as_ref()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -523,8 +529,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .build()
         .expect("tokio runtime");
     let Some(command) = cli.command else {
-        let rates = crate::client::market::PollRates::from_config(file.poll.as_ref());
-        return runtime.block_on(interactive::run(&ctx, cli.prefill, rates));
+        return runtime.block_on(interactive::run(&ctx, cli.prefill, ctx.rates));
     };
     tracing::info!(?command, api, "command");
     runtime.block_on(async {

@@ -202,11 +202,13 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             key_backend: Some("keystore".into()),
             watch: None,
             ui: ctx.ui.clone(),
+            alerts: ctx.alerts.clone(),
+            rates: crate::client::market::PollRates {
+                markets: std::time::Duration::from_millis(1000),
+                protocol: std::time::Duration::from_secs(5),
+            },
         };
-        let rates = crate::client::market::PollRates {
-            markets: std::time::Duration::from_millis(1000),
-            protocol: std::time::Duration::from_secs(5),
-        };
+        let rates = demo_ctx.rates;
         let result = super::interactive::open(
             &demo_ctx,
             crate::app::Mode::Demo,

@@ -120,6 +120,7 @@ pub async fn run(setup: Setup) -> std::io::Result<()> {
                             spawn_candles(&http, instrument_id, symbol, interval, market_tx_candles.clone());
                         }
                         Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
+                        Effect::Notify(notice) => crate::ui::notify::send(&notice),
                     }
                 }
             }
