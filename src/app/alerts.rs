@@ -178,6 +178,17 @@ impl Alert {
     }
 }
 
+impl Alert {
+    /// The notification for it (the title names the program: OSC 9 shows the body alone).
+    pub fn notice(&self, delivery: Delivery) -> Notice {
+        Notice {
+            delivery,
+            title: "papertrade-tui: near bust".into(),
+            body: self.text(),
+        }
+    }
+}
+
 /// Basis points as a short percent: 500 → "5%", 50 → "0.5%", 5 → "0.05%".
 pub fn bps_text(bps: u32) -> String {
     let whole = bps / 100;

@@ -598,7 +598,7 @@ impl App {
     /// Measure every position against the alert thresholds at the app's clock: a crossing
     /// raises the banner and asks the runtime for the bell and a notification.
     fn check_alerts(&mut self) -> Vec<super::action::Effect> {
-        use super::alerts::{Method, Notice, readings};
+        use super::alerts::{Method, readings};
         let Some(state) = &self.trading else {
             return Vec::new();
         };
@@ -619,11 +619,7 @@ impl App {
         let mut effects = Vec::new();
         for alert in raised {
             if self.delivery.method != Method::None {
-                effects.push(super::action::Effect::Notify(Notice {
-                    delivery: self.delivery,
-                    title: "papertrade-tui: near bust".into(),
-                    body: alert.text(),
-                }));
+                effects.push(super::action::Effect::Notify(alert.notice(self.delivery)));
             }
             self.banner = Some(alert);
             self.dirty = true;
