@@ -59,7 +59,7 @@ mod tests {
         ClosedPosition {
             id: U256::from(id),
             instrument_id: (id % 2) as u32,
-            is_long: id % 2 == 0,
+            is_long: id.is_multiple_of(2),
             margin: margin_usd * USD,
             leverage: 200,
             liquidated,
