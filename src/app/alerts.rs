@@ -327,6 +327,8 @@ mod tests {
         assert_eq!(thresholds(&a.observe(&[reading(1, 150)], at(5))), NONE);
         assert_eq!(thresholds(&a.observe(&[reading(1, 10)], at(6))), [50]);
         assert_eq!(thresholds(&a.observe(&[reading(1, 5)], at(7))), NONE);
+        // Long after every cooldown, still inside: still nothing (once means once).
+        assert_eq!(thresholds(&a.observe(&[reading(1, 5)], at(7_000))), NONE);
     }
 
     #[test]
