@@ -30,6 +30,9 @@ pub struct FileConfig {
     /// `[deadlines]`: how long each kind of signed intent stays valid.
     #[serde(default)]
     pub deadlines: DeadlineConfig,
+    /// Distance-to-bust alerts (UI, `--watch`, `positions --follow`).
+    #[serde(default)]
+    pub alerts: AlertsConfig,
 }
 
 /// `[deadlines]`, in seconds; each missing key keeps `Deadlines::default()`.
@@ -69,6 +72,126 @@ impl DeadlineConfig {
             }
         }
         Ok(d)
+    }
+}
+
+/// `[alerts]`: when a position's distance to bust crosses a threshold, and how to say so.
+#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct AlertsConfig {
+    /// Off switch (on by default).
+    #[serde(default = "on")]
+    pub enabled: bool,
+    /// Distances to bust in basis points of the mark (500 = 5%).
+    pub thresholds_bps: Option<Vec<u32>>,
+    /// Seconds before the same threshold of the same position may alert again.
+    pub cooldown_s: Option<u64>,
+    /// A threshold re-arms once the distance is this many percent of it above it.
+    pub rearm_pct: Option<u32>,
+    /// `auto`, `osc9`, `osc777`, `osc99`, `bell` or `none`.
+    pub notification: Option<String>,
+}
+
+fn on() -> bool {
+    true
+}
+
+impl Default for AlertsConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            thresholds_bps: None,
+            cooldown_s: None,
+            rearm_pct: None,
+            notification: None,
+        }
+    }
+}
+
+/// A threshold must leave room for the re-arm band below 100% (a long at 1x is ~100% away).
+const MAX_THRESHOLD_BPS: u32 = 9_000;
+const MAX_THRESHOLDS: usize = 8;
+const MAX_COOLDOWN_S: u64 = 86_400;
+
+impl AlertsConfig {
+    /// Every value in range, each problem named by its key.
+    pub fn validate(&self) -> Result<(), String> {
+        if let Some(t) = &self.thresholds_bps {
+            if t.is_empty() {
+                return Err(
+                    "alerts.thresholds_bps: give at least one (to turn alerts off, enabled = false)"
+                        .into(),
+                );
+            }
+            if t.len() > MAX_THRESHOLDS {
+                return Err(format!(
+                    "alerts.thresholds_bps: at most {MAX_THRESHOLDS} thresholds, got {}",
+                    t.len()
+                ));
+            }
+            if let Some(bad) = t.iter().find(|b| !(1..=MAX_THRESHOLD_BPS).contains(*b)) {
+                return Err(format!(
+                    "alerts.thresholds_bps: {bad} is out of range; use 1 to {MAX_THRESHOLD_BPS} basis points (500 = 5%)"
+                ));
+            }
+            let unique: std::collections::BTreeSet<&u32> = t.iter().collect();
+            if unique.len() != t.len() {
+                return Err("alerts.thresholds_bps: a threshold is listed twice".into());
+            }
+        }
+        if let Some(c) = self.cooldown_s
+            && c > MAX_COOLDOWN_S
+        {
+            return Err(format!(
+                "alerts.cooldown_s: at most {MAX_COOLDOWN_S} (a day), got {c}"
+            ));
+        }
+        if let Some(r) = self.rearm_pct
+            && r > 100
+        {
+            return Err(format!("alerts.rearm_pct: 0 to 100, got {r}"));
+        }
+        if let Some(n) = &self.notification
+            && n != "auto"
+            && crate::app::alerts::Method::parse(n).is_none()
+        {
+            return Err(format!(
+                "alerts.notification: use auto, osc9, osc777, osc99, bell or none, got {n:?}"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The rules, or `None` when alerts are off.
+    pub fn rules(&self) -> Option<crate::app::alerts::Rules> {
+        use crate::app::alerts::{DEFAULT_COOLDOWN, DEFAULT_REARM_PCT, DEFAULT_THRESHOLDS_BPS};
+        self.enabled.then(|| {
+            crate::app::alerts::Rules::new(
+                self.thresholds_bps
+                    .as_deref()
+                    .unwrap_or(&DEFAULT_THRESHOLDS_BPS),
+                self.cooldown_s
+                    .map_or(DEFAULT_COOLDOWN, std::time::Duration::from_secs),
+                self.rearm_pct.unwrap_or(DEFAULT_REARM_PCT),
+            )
+        })
+    }
+
+    /// Where notifications go: the configured method, or for `auto` what `detect` finds. Inside
+    /// tmux (`detect` says) a configured method is wrapped for passthrough too.
+    pub fn delivery(
+        &self,
+        detect: impl FnOnce() -> crate::app::alerts::Delivery,
+    ) -> crate::app::alerts::Delivery {
+        let found = detect();
+        match self
+            .notification
+            .as_deref()
+            .and_then(crate::app::alerts::Method::parse)
+        {
+            Some(method) => crate::app::alerts::Delivery { method, ..found },
+            None => found,
+        }
     }
 }
 
@@ -197,6 +320,12 @@ impl FileConfig {
                 reason,
             });
         }
+        if let Err(reason) = config.alerts.validate() {
+            return Err(ConfigError::Invalid {
+                path: shown,
+                reason,
+            });
+        }
         for (key, url) in [("api_url", &config.api_url), ("info_url", &config.info_url)] {
             if let Some(url) = url {
                 check_url(url).map_err(|reason| ConfigError::Invalid {
@@ -308,5 +437,55 @@ mod tests {
         std::fs::write(&path, "[ui.keys]\nlong = \"o\"\nshort = \"p\"\n").unwrap();
         assert_eq!(FileConfig::load_from(&path).unwrap().ui.keys.len(), 2);
         assert!(check_url("http://127.0.0.1:8787").is_ok());
+    }
+
+    #[test]
+    fn alerts_values_are_checked_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        let refused = |body: &str, says: &str| {
+            std::fs::write(&path, format!("[alerts]\n{body}\n")).unwrap();
+            let e = FileConfig::load_from(&path).unwrap_err().to_string();
+            assert!(e.contains(says), "{body}: {e}");
+        };
+        refused("thresholds_bps = []", "enabled = false");
+        refused("thresholds_bps = [500, 0]", "0 is out of range");
+        refused("thresholds_bps = [9500]", "9500 is out of range");
+        refused("thresholds_bps = [200, 200]", "listed twice");
+        refused("cooldown_s = 100000", "alerts.cooldown_s");
+        refused("rearm_pct = 150", "alerts.rearm_pct");
+        refused("notification = \"toast\"", "alerts.notification");
+        refused("threshold = 5", "threshold");
+
+        std::fs::write(
+            &path,
+            "[alerts]\nthresholds_bps = [50, 300]\ncooldown_s = 5\nnotification = \"osc777\"\n",
+        )
+        .unwrap();
+        let a = FileConfig::load_from(&path).unwrap().alerts;
+        let rules = a.rules().unwrap();
+        assert_eq!(rules.thresholds_bps(), [300, 50]);
+        assert_eq!(rules.cooldown, std::time::Duration::from_secs(5));
+        use crate::app::alerts::{Delivery, Method};
+        let tmux = || Delivery {
+            method: Method::Bell,
+            tmux: true,
+        };
+        assert_eq!(
+            a.delivery(tmux),
+            Delivery {
+                method: Method::Osc777,
+                tmux: true
+            }
+        );
+        assert_eq!(AlertsConfig::default().delivery(tmux), tmux());
+        std::fs::write(&path, "[alerts]\nenabled = false\n").unwrap();
+        assert!(
+            FileConfig::load_from(&path)
+                .unwrap()
+                .alerts
+                .rules()
+                .is_none()
+        );
     }
 }

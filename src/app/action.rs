@@ -67,6 +67,8 @@ pub enum Effect {
         order: Order,
         what: String,
     },
+    /// Ring the bell and raise a desktop notification (a distance-to-bust alert).
+    Notify(super::alerts::Notice),
 }
 
 /// What carrying out an order produced, as a message back to the app: ids to track and lines

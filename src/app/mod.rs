@@ -2,8 +2,10 @@
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
 pub mod action;
+pub mod alerts;
 pub mod freshness;
 pub mod gate;
+pub mod settlement;
 pub mod state;
 pub mod tab;
 pub mod ticket;

@@ -176,6 +176,12 @@ pub struct App {
     pub max_mark_age: std::time::Duration,
     /// The chart's last candle request: what, and when.
     candles_requested: Option<((u32, &'static str), SystemTime)>,
+    /// Distance-to-bust alerts; `None` when the config turns them off.
+    pub alerts: Option<super::alerts::Alerts>,
+    /// Where alert notifications go (decided at start from the config and the terminal).
+    pub delivery: super::alerts::Delivery,
+    /// The latest alert, shown until Esc or until its position is gone.
+    pub banner: Option<super::alerts::Alert>,
 }
 
 /// How often the chart's candles are fetched again.
@@ -215,6 +221,12 @@ impl App {
             help: false,
             keymap: super::action::Keymap::default(),
             dirty: true,
+            alerts: Some(super::alerts::Alerts::new(super::alerts::Rules::default())),
+            delivery: super::alerts::Delivery {
+                method: super::alerts::Method::Bell,
+                tmux: false,
+            },
+            banner: None,
         }
     }
 
@@ -264,7 +276,10 @@ impl App {
                 self.chart_interval = CHART_INTERVALS[(i + 1) % CHART_INTERVALS.len()];
             }
             Action::Escape => {
-                if self.dialog.take().is_none() && !std::mem::take(&mut self.help) {
+                if self.dialog.take().is_none()
+                    && !std::mem::take(&mut self.help)
+                    && self.banner.take().is_none()
+                {
                     self.ticket.editing_margin = false;
                 }
             }
@@ -533,21 +548,13 @@ impl App {
                 self.freshness.record_ok(Source::Account, at);
                 if !closed.is_empty() {
                     // What came back: one summary per settlement.
-                    let net: i128 = closed.iter().map(|c| c.net_pnl).sum();
-                    let liquidated = closed.iter().filter(|c| c.liquidated).count();
-                    let liq = if liquidated > 0 {
-                        format!(", {liquidated} liquidated")
-                    } else {
-                        String::new()
-                    };
-                    self.toast(
-                        format!(
-                            "closed {} position(s): net {}{liq}",
-                            closed.len(),
-                            crate::protocol::units::usd_signed_text(net)
-                        ),
-                        net < 0,
-                    );
+                    let (text, bad) = super::settlement::summary(&closed, |id| {
+                        self.trading
+                            .as_ref()
+                            .and_then(|t| t.market_by_id(id))
+                            .map_or_else(|| format!("#{id}"), |m| m.symbol.clone())
+                    });
+                    self.toast(text, bad);
                 }
                 for c in closed {
                     self.history.push_front(c);
@@ -612,6 +619,39 @@ impl App {
             }
         };
         effects.extend(self.candle_request());
+        effects.extend(self.check_alerts());
+        effects
+    }
+
+    /// Measure every position against the alert thresholds at the app's clock: a crossing
+    /// raises the banner and asks the runtime for the bell and a notification.
+    fn check_alerts(&mut self) -> Vec<super::action::Effect> {
+        use super::alerts::{Method, readings};
+        let Some(state) = &self.trading else {
+            return Vec::new();
+        };
+        let now = readings(self.positions(), state, &self.marks);
+        if self.banner.as_ref().is_some_and(|b| {
+            !self
+                .positions()
+                .iter()
+                .any(|p| p.id == b.reading.position_id)
+        }) {
+            self.banner = None;
+            self.dirty = true;
+        }
+        let Some(alerts) = self.alerts.as_mut() else {
+            return Vec::new();
+        };
+        let raised = alerts.observe(&now, self.clock);
+        let mut effects = Vec::new();
+        for alert in raised {
+            if self.delivery.method != Method::None {
+                effects.push(super::action::Effect::Notify(alert.notice(self.delivery)));
+            }
+            self.banner = Some(alert);
+            self.dirty = true;
+        }
         effects
     }
 

@@ -2,10 +2,14 @@
 //! mark, its pending intents and balances. With `--watch`, no key material is ever loaded.
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
+use std::time::SystemTime;
 
 use alloy_primitives::Address;
 use serde_json::{Value, json};
 
+use crate::app::alerts::{Alert, Alerts, Delivery, readings};
+use crate::client::market::spawn_market_poller;
 use crate::feed::account::StreamEvent;
 use crate::protocol::account::{AccountState, Operation};
 use crate::protocol::stats::QueueRank;
@@ -25,12 +29,14 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         None => (owner(ctx)?, "owner"),
     };
     let mut live = LiveAccount::open(ctx, wallet).await?;
-    let data = MarketData::live(&ctx.http, None).await?;
+    let mut data = MarketData::live(&ctx.http, None).await?;
     let ranks = queue_ranks(ctx, wallet).await;
-    if ctx.json {
-        print_json(&account_json(&live.state, &data, &ranks, mode));
-    } else {
-        print_account(&live.state, &data, &ranks, mode);
+    let account = account_json(&live.state, &data, &ranks, mode);
+    match (ctx.json, a.follow) {
+        (true, false) => print_json(&account),
+        // JSON lines: every line one object with its `event`, the account first.
+        (true, true) => print_json_line(&tagged("account", account)),
+        (false, _) => print_account(&live.state, &data, &ranks, mode),
     }
     if !a.follow {
         return Ok(());
@@ -38,13 +44,92 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
     if !ctx.json {
         println!("\nfollowing {wallet:#x}; Ctrl-C stops");
     }
+    // Alerts need marks as they move: the UI's poller, at the config's rate.
+    let mut alerts = ctx.alerts.rules().map(Alerts::new);
+    let (market_tx, mut market_rx) = tokio::sync::mpsc::channel(64);
+    let poller = alerts
+        .is_some()
+        .then(|| spawn_market_poller(ctx.http.clone(), ctx.rates, market_tx));
+    let _poller = poller.map(AbortOnDrop);
+    // The bell and notification go to a person's terminal, never into a pipe.
+    let delivery = (!ctx.json && std::io::stdout().is_terminal())
+        .then(|| ctx.alerts.delivery(crate::ui::notify::detect_here));
+    let measure = |state: &AccountState, data: &MarketData| {
+        readings(&state.open_positions, &data.state, &data.known_marks())
+    };
+    if let Some(a) = &mut alerts {
+        // First sight: what the account is already inside of is not a crossing.
+        a.observe(&measure(&live.state, &data), SystemTime::now());
+    }
     loop {
-        let event = tokio::select! {
-            e = live.next() => e,
+        tokio::select! {
+            e = live.next() => {
+                let Some(event) = e else { return Ok(()) };
+                let before: Vec<_> = live_ids(&live.state);
+                follow_line(ctx, &data.state, &event);
+                // The human view keeps a current table: again whenever the positions change.
+                if !ctx.json
+                    && let StreamEvent::Patched { .. } = event
+                    && live_ids(&live.state) != before
+                {
+                    print_account(&live.state, &data, &ranks, mode);
+                }
+            }
+            Some(m) = market_rx.recv() => data.apply(m),
             _ = tokio::signal::ctrl_c() => return Ok(()),
-        };
-        let Some(event) = event else { return Ok(()) };
-        follow_line(ctx, &data.state, &event);
+        }
+        if let Some(a) = &mut alerts {
+            for alert in a.observe(&measure(&live.state, &data), SystemTime::now()) {
+                alert_line(ctx, &alert, delivery);
+            }
+        }
+    }
+}
+
+fn live_ids(state: &AccountState) -> Vec<alloy_primitives::U256> {
+    state.open_positions.iter().map(|p| p.id).collect()
+}
+
+/// `{"event": name, …value}`: the event name first, so a line says what it is at a glance.
+fn tagged(name: &str, value: Value) -> Value {
+    let mut out = serde_json::Map::new();
+    out.insert("event".into(), json!(name));
+    if let Value::Object(fields) = value {
+        out.extend(fields);
+    }
+    Value::Object(out)
+}
+
+/// A crossed threshold: a JSON line, or a line for a person with the bell and notification.
+fn alert_line(ctx: &Context, alert: &Alert, delivery: Option<Delivery>) {
+    let r = &alert.reading;
+    if ctx.json {
+        print_json_line(&json!({
+            "event": "alert",
+            "positionId": r.position_id.to_string(),
+            "market": r.market,
+            "side": side(r.is_long),
+            "leverage": r.leverage,
+            "thresholdBps": alert.threshold_bps,
+            "thresholdPct": percent_json(i128::from(alert.threshold_bps), 10_000, 2),
+            "distanceToLiquidationPct": percent_json(r.room, u128::from(r.mark), 4),
+            "markPrice": price_json(r.mark, r.price_scale),
+            "bustPrice": price_json(r.bust, r.price_scale),
+            "text": alert.text(),
+        }));
+        return;
+    }
+    println!("ALERT {}", alert.text());
+    if let Some(delivery) = delivery {
+        crate::ui::notify::send(&alert.notice(delivery));
+    }
+}
+
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 
@@ -111,17 +196,13 @@ fn account_json(
                 if let Ok(mark) = data.mark(m) {
                     let q = Position::held(m, p);
                     let sc = q.scenario(fee, mark);
-                    let distance = i128::from(mark) - i128::from(p.bust_price);
+                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
                     row["markPrice"] = price_json(mark, m.price_scale);
                     row["unrealizedPnlUsd"] = wad_json(sc.gross_pnl.max(-signed(p.margin)), 2);
                     row["closeNetPnlUsd"] = wad_json(sc.net_pnl(p.margin), 2);
                     row["closeNetPnlRaw"] = json!(sc.net_pnl(p.margin).to_string());
                     row["liquidated"] = json!(sc.liquidated);
-                    row["distanceToLiquidationPct"] = percent_json(
-                        if p.is_long { distance } else { -distance },
-                        u128::from(mark),
-                        4,
-                    );
+                    row["distanceToLiquidationPct"] = percent_json(room, u128::from(mark), 4);
                     row["riskPct"] = json!(
                         crate::protocol::math::risk_bps(
                             p.entry_price,
@@ -233,13 +314,10 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                 Ok(mark) => {
                     let q = Position::held(m, p);
                     let sc = q.scenario(fee, mark);
-                    let d = i128::from(mark) - i128::from(p.bust_price);
+                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
                     (
                         price(mark, m.price_scale),
-                        format!(
-                            "{}%",
-                            percent_text(if p.is_long { d } else { -d }, u128::from(mark), 2)
-                        ),
+                        format!("{}%", percent_text(room, u128::from(mark), 2)),
                         if sc.liquidated {
                             "liquidated".to_string()
                         } else {

@@ -4,7 +4,6 @@
 use std::io::IsTerminal;
 
 use crate::app::{App, KeyStatus, Mode};
-use crate::client::market::PollRates;
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::SessionSigner;
 use crate::tui::Setup;
@@ -14,22 +13,18 @@ use super::output::CliError;
 use super::session::{LiveAccount, owner, usable_session_key};
 use super::{Context, PrefillArgs, args};
 
-pub async fn run(ctx: &Context, prefill: PrefillArgs, rates: PollRates) -> Result<(), CliError> {
+pub async fn run(ctx: &Context, prefill: PrefillArgs) -> Result<(), CliError> {
     if !std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
             "the terminal UI needs a terminal; for scripts use the commands (see --help)".into(),
         ));
     }
-    launch(prepare(ctx, &prefill, rates).await?).await
+    launch(prepare(ctx, &prefill).await?).await
 }
 
 /// The UI the command line asks for: watching (no key material) or live (the owner's usable
 /// session key). Public so tests open the UI the way the command line does.
-pub async fn prepare(
-    ctx: &Context,
-    prefill: &PrefillArgs,
-    rates: PollRates,
-) -> Result<Setup, CliError> {
+pub async fn prepare(ctx: &Context, prefill: &PrefillArgs) -> Result<Setup, CliError> {
     let (mode, wallet, session) = match ctx.watch {
         Some(w) => (Mode::Watch, w, None),
         None => {
@@ -41,7 +36,7 @@ pub async fn prepare(
         }
     };
     // No read of the exchange here: the UI draws at once and the poller brings the markets.
-    setup(ctx, mode, wallet, session, prefill, rates)
+    setup(ctx, mode, wallet, session, prefill)
 }
 
 /// Build the app and hand the terminal to the UI until the user quits.
@@ -51,9 +46,8 @@ pub async fn open(
     wallet: alloy_primitives::Address,
     session: Option<(SessionSigner, KeyMeta)>,
     prefill: &PrefillArgs,
-    rates: PollRates,
 ) -> Result<(), CliError> {
-    launch(setup(ctx, mode, wallet, session, prefill, rates)?).await
+    launch(setup(ctx, mode, wallet, session, prefill)?).await
 }
 
 /// Hand the terminal to the UI until the user quits.
@@ -71,7 +65,6 @@ pub fn setup(
     wallet: alloy_primitives::Address,
     session: Option<(SessionSigner, KeyMeta)>,
     prefill: &PrefillArgs,
-    rates: PollRates,
 ) -> Result<Setup, CliError> {
     let mut app = App::new(mode, Some(wallet));
     app.max_mark_age = ctx.ui.max_mark_age();
@@ -82,6 +75,8 @@ pub fn setup(
         backend: meta.backend.label(),
         local_expiry: meta.expiry,
     });
+    app.alerts = ctx.alerts.rules().map(crate::app::alerts::Alerts::new);
+    app.delivery = ctx.alerts.delivery(crate::ui::notify::detect_here);
     apply_prefill(&mut app, prefill);
     Ok(Setup {
         app,
@@ -89,7 +84,7 @@ pub fn setup(
         session,
         data_dir: ctx.data_dir.clone(),
         theme: Theme::from_env(ctx.ui.light()),
-        rates,
+        rates: ctx.rates,
         max_fps: ctx.ui.max_fps(),
         mouse: ctx.ui.mouse,
         deadlines: ctx.deadlines,

@@ -66,6 +66,28 @@ impl MarketData {
         }
     }
 
+    /// Fold a poller's event (`positions --follow` keeps its marks current this way).
+    pub fn apply(&mut self, event: crate::feed::market::MarketEvent) {
+        use crate::feed::market::MarketEvent;
+        match event {
+            MarketEvent::Trading(state, _) => self.state = *state,
+            MarketEvent::Mark {
+                instrument_id, raw, ..
+            } => {
+                self.marks.insert(instrument_id, Ok(raw));
+            }
+            _ => {}
+        }
+    }
+
+    /// The marks known now, raw per instrument id.
+    pub fn known_marks(&self) -> BTreeMap<u32, u64> {
+        self.marks
+            .iter()
+            .filter_map(|(id, m)| m.as_ref().ok().map(|m| (*id, *m)))
+            .collect()
+    }
+
     pub fn is_offline(&self) -> bool {
         matches!(self.source, Source::Offline)
     }

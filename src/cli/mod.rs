@@ -427,6 +427,10 @@ pub struct Context {
     pub ui: crate::config::UiConfig,
     /// How long each kind of intent stays valid (`[deadlines]`).
     pub deadlines: crate::protocol::order::Deadlines,
+    /// The config file's `[alerts]`.
+    pub alerts: crate::config::AlertsConfig,
+    /// The config file's `[poll]` rates.
+    pub rates: crate::client::market::PollRates,
 }
 
 /// Parse the command line, run the command, report any error; the process exit code.
@@ -529,6 +533,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         ui: file.ui,
         // Checked when the file was read.
         deadlines: file.deadlines.deadlines().map_err(CliError::Config)?,
+        alerts: file.alerts,
+        rates: crate::client::market::PollRates::from_config(file.poll.as_ref()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -536,8 +542,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .build()
         .expect("tokio runtime");
     let Some(command) = cli.command else {
-        let rates = crate::client::market::PollRates::from_config(file.poll.as_ref());
-        return runtime.block_on(interactive::run(&ctx, cli.prefill, rates));
+        return runtime.block_on(interactive::run(&ctx, cli.prefill));
     };
     tracing::info!(?command, api, "command");
     runtime.block_on(async {

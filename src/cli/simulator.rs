@@ -203,10 +203,11 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             watch: None,
             ui: ctx.ui.clone(),
             deadlines: ctx.deadlines,
-        };
-        let rates = crate::client::market::PollRates {
-            markets: std::time::Duration::from_millis(1000),
-            protocol: std::time::Duration::from_secs(5),
+            alerts: ctx.alerts.clone(),
+            rates: crate::client::market::PollRates {
+                markets: std::time::Duration::from_millis(1000),
+                protocol: std::time::Duration::from_secs(5),
+            },
         };
         let result = super::interactive::open(
             &demo_ctx,
@@ -214,7 +215,6 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             owner,
             session,
             &Default::default(),
-            rates,
         )
         .await;
         server.stop().await;

@@ -54,6 +54,12 @@ pub struct Setup {
 /// ([`run`]); a test draws into a `TestBackend` and reads the frames back.
 pub trait Screen {
     fn frame(&mut self, render: &mut dyn FnMut(&mut Frame)) -> io::Result<()>;
+
+    /// Ring the bell / raise a desktop notification (escape bytes from `ui::notify`). A screen
+    /// that is not a terminal keeps them to itself.
+    fn notify(&mut self, _escape: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A plain terminal: each frame drawn as is.
@@ -76,6 +82,12 @@ impl Screen for Synchronized {
         execute!(out, EndSynchronizedUpdate)?;
         out.flush()?;
         drawn
+    }
+
+    fn notify(&mut self, escape: &[u8]) -> io::Result<()> {
+        let mut out = io::stdout();
+        out.write_all(escape)?;
+        out.flush()
     }
 }
 
@@ -188,6 +200,10 @@ pub async fn run_loop(
                         );
                     }
                     Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
+                    // A notification that cannot be written is not worth stopping for.
+                    Effect::Notify(notice) => {
+                        let _ = screen.notify(&crate::ui::notify::bytes(&notice));
+                    }
                 }
             }
         }

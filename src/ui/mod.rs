@@ -12,6 +12,7 @@ mod header;
 mod help;
 mod history;
 pub mod keymap;
+pub mod notify;
 mod pending;
 mod positions;
 mod protocol;
@@ -168,11 +169,21 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
         Tab::Protocol => protocol::draw(frame, body, app, theme),
     }
     footer::draw(frame, footer_area, app, theme);
+    draw_banner(frame, body, app, theme);
     if let Some(d) = &app.dialog {
         dialog::draw(frame, area, d, theme);
     } else if app.help {
         help::draw(frame, area, app, theme);
     }
+}
+
+/// The latest distance-to-bust alert, across the top of the body so no pane hides it.
+fn draw_banner(frame: &mut Frame, body: Rect, app: &App, theme: &Theme) {
+    let Some(alert) = &app.banner else { return };
+    let area = Rect::new(body.x, body.y, body.width, 1);
+    let text = format!(" ⚠ NEAR BUST  {} · Esc dismisses ", alert.text());
+    frame.render_widget(ratatui::widgets::Clear, area);
+    frame.render_widget(Paragraph::new(text).style(theme.alert()), area);
 }
 
 /// A centred box of `width`×`height` inside `area`, cleared.

@@ -58,8 +58,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                         p.is_long,
                     );
                     // How far the mark may still move against the position, as a percent of it.
-                    let room = i128::from(mark) - i128::from(p.bust_price);
-                    let room = if p.is_long { room } else { -room };
+                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
                     let distance = format!("{}%", percent_text(room, u128::from(mark), 2));
                     (
                         usd_signed_text(net),

@@ -69,6 +69,12 @@ impl Theme {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
     }
 
+    /// The near-bust banner: reversed so it reads as an alarm without colour too.
+    pub fn alert(&self) -> Style {
+        self.loss()
+            .add_modifier(Modifier::BOLD | Modifier::REVERSED)
+    }
+
     pub fn selected(&self) -> Style {
         Style::default().add_modifier(Modifier::REVERSED)
     }

@@ -1,5 +1,6 @@
 //! One integration-test binary (each file in tests/ would link the whole graph again).
 
+mod alerts;
 mod cli;
 mod decoders;
 mod hostile;

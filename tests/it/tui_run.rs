@@ -40,13 +40,15 @@ pub fn context(api: &str, info: &str, data_dir: &Path, owner: Option<Address>) -
         watch: None,
         ui: Default::default(),
         deadlines: Default::default(),
+        alerts: Default::default(),
+        rates: PollRates::default(),
     }
 }
 
 /// The UI the command line opens for `ctx` (watching, or live with a key whose passphrase is in
 /// the environment), with no prefill and the default poll rates.
 pub async fn prepare(ctx: &Context) -> Setup {
-    ui_prepare(ctx, &PrefillArgs::default(), PollRates::default())
+    ui_prepare(ctx, &PrefillArgs::default())
         .await
         .unwrap_or_else(|e| panic!("the UI's setup: {e:?}"))
 }
@@ -59,15 +61,8 @@ pub fn setup(
     wallet: Address,
     session: Option<(SessionSigner, KeyMeta)>,
 ) -> Setup {
-    ui_setup(
-        ctx,
-        mode,
-        wallet,
-        session,
-        &PrefillArgs::default(),
-        PollRates::default(),
-    )
-    .unwrap_or_else(|e| panic!("the UI's setup: {e:?}"))
+    ui_setup(ctx, mode, wallet, session, &PrefillArgs::default())
+        .unwrap_or_else(|e| panic!("the UI's setup: {e:?}"))
 }
 
 /// A running UI loop.

@@ -896,3 +896,86 @@ fn a_key_the_exchange_dropped_is_followed() {
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_some(), "{:?}", app.toasts);
 }
+
+#[test]
+fn a_liquidation_reads_like_one() {
+    let mut app = fixture(Mode::Demo);
+    let mut state = app.account.clone().unwrap();
+    let gone = state.open_positions.remove(0);
+    let closed = vec![papertrade_tui::protocol::account::ClosedPosition {
+        id: gone.id,
+        instrument_id: gone.instrument_id,
+        is_long: gone.is_long,
+        margin: gone.margin,
+        leverage: gone.leverage,
+        liquidated: true,
+        net_pnl: -(gone.margin as i128),
+        paper_minted: 0,
+    }];
+    app.on_stream(
+        StreamEvent::Patched {
+            state: Box::new(state),
+            closed,
+            outcomes: Vec::new(),
+        },
+        now(),
+    );
+    let toast = app.toasts.back().unwrap();
+    assert_eq!(toast.text, "LIQUIDATED ETH ▼ 100x: margin $10.00 lost");
+    assert!(toast.error);
+}
+
+#[test]
+fn a_position_crossing_a_threshold_raises_the_banner_and_asks_for_the_bell() {
+    use papertrade_tui::app::alerts::{Delivery, Method};
+    use papertrade_tui::app::{Effect, Message};
+    let mut app = fixture(Mode::Demo);
+    app.delivery = Delivery {
+        method: Method::Osc9,
+        tmux: false,
+    };
+    // First sight: the long is 0.70% from bust, already inside 5% and 2%: no alert for those.
+    assert!(
+        !app.handle(Message::Tick(now()))
+            .iter()
+            .any(|e| matches!(e, Effect::Notify(_)))
+    );
+    assert!(app.banner.is_none());
+    // The mark falls to 82,840.0: the long (bust 82,431.5) is 0.49% away, through 0.5%.
+    let mark = |raw| {
+        Message::Market(MarketEvent::Mark {
+            instrument_id: 0,
+            raw,
+            at: now(),
+        })
+    };
+    let effects = app.handle(mark(828_400));
+    let notices: Vec<_> = effects
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Notify(n) => Some(n),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(notices.len(), 1, "{effects:?}");
+    assert_eq!(notices[0].delivery.method, Method::Osc9);
+    assert_eq!(
+        notices[0].body,
+        "BTC ▲ 100x #411276: 0.49% to bust (below 0.5%)"
+    );
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("⚠ NEAR BUST  BTC ▲ 100x #411276: 0.49% to bust (below 0.5%) · Esc dismisses"),
+        "{s}"
+    );
+    insta::assert_snapshot!("banner_80x24", screen(&app, 80, 24));
+    // Once: the next mark inside the threshold asks for nothing.
+    assert!(
+        !app.handle(mark(828_300))
+            .iter()
+            .any(|e| matches!(e, Effect::Notify(_)))
+    );
+    // Esc dismisses the banner.
+    app.handle(Message::Action(papertrade_tui::app::Action::Escape));
+    assert!(!screen(&app, 120, 40).contains("NEAR BUST"));
+}

@@ -33,6 +33,14 @@ pub fn is_liquidated(mark: u64, bust: u64, is_long: bool) -> bool {
     if is_long { mark <= bust } else { mark >= bust }
 }
 
+/// How far the mark may still move against the position before it busts, in raw price units:
+/// positive while it stands, zero or negative once the mark has reached bust. Divided by the
+/// mark it is the "TO BUST" distance every screen and the alerts show.
+pub fn room_to_bust(mark: u64, bust: u64, is_long: bool) -> i128 {
+    let room = i128::from(mark) - i128::from(bust);
+    if is_long { room } else { -room }
+}
+
 /// How far the mark has travelled from entry toward bust, in basis points, clamped 0..=10000
 /// (`(entry − mark)/(entry − bust)` for a long; mirrored for a short).
 pub fn risk_bps(entry: u64, bust: u64, mark: u64, is_long: bool) -> u32 {
@@ -71,6 +79,14 @@ mod tests {
         assert_eq!(risk_bps(1000, 900, 800, true), 10_000);
         assert_eq!(risk_bps(1000, 900, 1100, true), 0);
         assert_eq!(risk_bps(1000, 1100, 1050, false), 5000);
+    }
+
+    #[test]
+    fn room_is_positive_on_the_safe_side_for_both_sides() {
+        assert_eq!(room_to_bust(1000, 900, true), 100);
+        assert_eq!(room_to_bust(880, 900, true), -20);
+        assert_eq!(room_to_bust(1000, 1100, false), 100);
+        assert_eq!(room_to_bust(1120, 1100, false), -20);
     }
 
     #[test]

@@ -7,7 +7,7 @@ mod mint;
 mod price;
 mod valuation;
 
-pub use bust::{bust_price, is_liquidated, risk_bps, zero_equity_price};
+pub use bust::{bust_price, is_liquidated, risk_bps, room_to_bust, zero_equity_price};
 pub use limits::{
     Capacity, CapacityLimit, OpenCheck, OpenFunds, OpenRejection, check_open, oi_headroom,
     open_capacity,
