@@ -458,6 +458,7 @@ impl App {
                         ),
                     }
                 }
+                self.ticket.fit_minimums(&state);
                 self.trading = Some(*state);
             }
             MarketEvent::Mark {

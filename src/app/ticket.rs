@@ -23,6 +23,9 @@ pub struct Ticket {
     pub use_debt: bool,
     /// Typing into the margin field.
     pub editing_margin: bool,
+    /// The margin is still the built-in default (nobody typed or prefilled one), so it is
+    /// fitted to the live minimums at the ticket's leverage when the markets arrive.
+    pub defaults: bool,
 }
 
 impl Default for Ticket {
@@ -30,10 +33,13 @@ impl Default for Ticket {
         Self {
             market: 0,
             is_long: true,
-            margin_text: "50".into(),
+            // $100 at 10x is the mainnet minimum notional ($1,000); refitted to the live
+            // minimums when the markets arrive (`fit_minimums`).
+            margin_text: "100".into(),
             leverage: 10,
             use_debt: false,
             editing_margin: false,
+            defaults: true,
         }
     }
 }
@@ -65,8 +71,23 @@ impl Ticket {
         }
     }
 
+    /// While the margin is the default: the smallest whole-dollar margin that, at the ticket's
+    /// leverage, passes the exchange's minimum trade size and minimum open notional, so the
+    /// first ticket a trader sees is one the relayer would take.
+    pub fn fit_minimums(&mut self, state: &TradingState) {
+        if !self.defaults {
+            return;
+        }
+        let leverage = u128::from(self.leverage.max(1));
+        let need = state
+            .minimum_trade_size
+            .max(state.minimum_open_notional.div_ceil(leverage));
+        self.margin_text = need.div_ceil(WAD).max(1).to_string();
+    }
+
     /// Accept a typed character into the margin field (digits, one point, commas ignored).
     pub fn type_char(&mut self, c: char) {
+        self.defaults = false;
         let has_point = self.margin_text.contains('.');
         if (c.is_ascii_digit() || (c == '.' && !has_point)) && self.margin_text.len() < 16 {
             self.margin_text.push(c);
@@ -74,6 +95,7 @@ impl Ticket {
     }
 
     pub fn backspace(&mut self) {
+        self.defaults = false;
         self.margin_text.pop();
     }
 

@@ -104,7 +104,10 @@ fn apply_prefill(app: &mut App, p: &PrefillArgs) {
     }
     if let Some(m) = &p.margin {
         match args::margin(m) {
-            Ok(_) => app.ticket.margin_text = m.trim().replace(',', ""),
+            Ok(_) => {
+                app.ticket.margin_text = m.trim().replace(',', "");
+                app.ticket.defaults = false;
+            }
             Err(e) => notes.push(format!("margin dropped: {e}")),
         }
     }

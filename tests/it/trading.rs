@@ -1271,11 +1271,12 @@ async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
     assert_eq!(outcomes, 3, "{audit}");
 }
 
-/// Fill the ticket's margin, raise the leverage by `tens` steps and review: `/`, clear "50",
+/// Fill the ticket's margin, raise the leverage by `tens` steps and review: `/`, clear it,
 /// type, leave the field, `}` ×n, Enter.
 fn ticket(ui: &Ui, margin: &str, tens: usize) {
     ui.type_text("/");
-    ui.send_keys([KeyCode::Backspace, KeyCode::Backspace]);
+    // Clear whatever default the ticket was fitted to (at most 16 characters).
+    ui.send_keys([KeyCode::Backspace; 16]);
     ui.type_text(margin);
     ui.send_keys([KeyCode::Esc]);
     ui.type_text(&"}".repeat(tens));
@@ -1350,7 +1351,7 @@ fn the_demo_trades_a_round_trip_by_keyboard() {
     let mut pty = Pty::spawn(&["demo".into(), "--crowd".into(), "2".into()], &env);
     pty.expect("notional");
     assert!(pty.contents().contains("DEMO"));
-    pty.keys(b"/\x7f\x7f100\x1b");
+    pty.keys(b"/\x7f\x7f\x7f\x7f100\x1b");
     // A terminal reads ESC followed at once by a key as Alt+key: send the next key only once
     // the screen shows the field left (its hint gone).
     assert!(

@@ -979,3 +979,40 @@ fn a_position_crossing_a_threshold_raises_the_banner_and_asks_for_the_bell() {
     app.handle(Message::Action(papertrade_tui::app::Action::Escape));
     assert!(!screen(&app, 120, 40).contains("NEAR BUST"));
 }
+
+/// The first ticket a trader sees passes the live minimums: the default margin is fitted to the
+/// market's minimum trade size and minimum open notional at the default leverage, and only
+/// while nobody has typed one.
+#[test]
+fn the_default_ticket_passes_the_live_minimums() {
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    let wallet = "0xa9f28db0543b215eb2705740f10258c3d000cefd"
+        .parse()
+        .unwrap();
+    let mut app = App::new(Mode::Demo, Some(wallet));
+    app.on_market(MarketEvent::Trading(Box::new(state.clone()), now()));
+    let preview = app.ticket.preview(&state, 830_105, None).unwrap();
+    assert_eq!(preview.validation, Ok(()), "{}", app.ticket.margin_text);
+    assert_eq!(
+        (app.ticket.margin_text.as_str(), app.ticket.leverage),
+        ("100", 10)
+    );
+    // Stricter live minimums move the default with them.
+    let mut wire = state.to_wire();
+    wire["minimumOpenNotionalRaw"] = "2500000000000000000001".into();
+    let stricter = TradingState::from_value(&wire).unwrap();
+    app.on_market(MarketEvent::Trading(Box::new(stricter.clone()), now()));
+    assert_eq!(app.ticket.margin_text, "251");
+    assert_eq!(
+        app.ticket
+            .preview(&stricter, 830_105, None)
+            .unwrap()
+            .validation,
+        Ok(())
+    );
+    // A margin the trader typed is theirs: never refitted.
+    press(&mut app, KeyCode::Char('/'));
+    type_text(&mut app, "0");
+    app.on_market(MarketEvent::Trading(Box::new(state), now()));
+    assert_eq!(app.ticket.margin_text, "2510");
+}
