@@ -228,7 +228,7 @@ impl UiConfig {
     /// `max_mark_age_s`, checked to 1–60 s when the file is read.
     pub fn max_mark_age(&self) -> std::time::Duration {
         self.max_mark_age_s.map_or(
-            crate::app::gate::DEFAULT_MAX_MARK_AGE,
+            crate::app::freshness::DEFAULT_MAX_MARK_AGE,
             std::time::Duration::from_secs,
         )
     }

@@ -3,20 +3,12 @@
 //! close/cancel dialogs pass through. A dead exchange must never look alive, and an order must
 //! never be signed against a mark nobody has seen for a while or a key the exchange dropped.
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use crate::feed::market::Source;
 
-use super::freshness::age_text;
+use super::freshness::{HEALTH_STALE_AFTER, STALE_AFTER, age_text};
 use super::state::App;
-
-/// A source that has not answered for this long is stale (the panes label it).
-pub const STALE_AFTER: Duration = Duration::from_secs(30);
-/// The relayer's health is polled with the protocol summary (15 s by default): a health older
-/// than this is no longer evidence that it is ready.
-pub const HEALTH_STALE_AFTER: Duration = Duration::from_secs(60);
-/// The default for the oldest mark an open may be reviewed against (`[ui] max_mark_age_s`).
-pub const DEFAULT_MAX_MARK_AGE: Duration = Duration::from_secs(5);
 
 /// How the exchange looks from here, worst first.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -209,7 +209,7 @@ impl App {
             toasts: VecDeque::new(),
             prefill_market: None,
             clock: SystemTime::UNIX_EPOCH,
-            max_mark_age: super::gate::DEFAULT_MAX_MARK_AGE,
+            max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,
             candles_requested: None,
             ticket: Ticket::default(),
             tab: Tab::Trade,

@@ -2,7 +2,9 @@
 //! from it on every keystroke. Pure: the numbers are the quote module's, the checks the protocol's.
 
 use crate::protocol::account::AccountState;
-use crate::protocol::math::{Capacity, OpenCheck, OpenRejection, check_open, open_capacity};
+use crate::protocol::math::{
+    Capacity, OpenCheck, OpenFunds, OpenRejection, check_open, open_capacity,
+};
 use crate::protocol::trading::{Instrument, TradingState};
 use crate::protocol::units::{DecimalError, WAD, parse_scaled};
 use crate::quote::{Position, Scenario, exit_from_move};
@@ -138,7 +140,7 @@ impl Ticket {
             leverage,
             use_debt: self.use_debt,
             mark: Some(mark),
-            funds: account.map(AccountState::open_funds),
+            funds: account.map(OpenFunds::of),
             positions: account.map(|a| &a.open_positions[..]),
         };
         let validation = check_open(&check);

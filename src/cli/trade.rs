@@ -10,7 +10,7 @@ use crate::client::orders::{OrderError, Sent, Trader, send_signed};
 use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
-use crate::protocol::math::{OpenCheck, OpenRejection, check_open};
+use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
 use crate::protocol::order::{Order, OrderIntent};
 use crate::protocol::rules::{CloseRejection, check_cancel, check_withdraw, close_rejection};
 use crate::protocol::units::{parse_scaled, price_json, signed, wad_json};
@@ -89,7 +89,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
     let mark = data
         .mark(market)
         .map_err(|e| CliError::Network(format!("no live mark for {}: {e}", market.symbol)))?;
-    let funds = live.state.open_funds();
+    let funds = OpenFunds::of(&live.state);
     check_open(&OpenCheck {
         state: &data.state,
         market,

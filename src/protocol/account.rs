@@ -548,16 +548,6 @@ impl AccountState {
         self.consumable_debt.saturating_sub(reserved)
     }
 
-    /// What an open may draw on, as the relayer's checks read it (§5.4): the one place an
-    /// account becomes [`OpenFunds`](super::math::OpenFunds).
-    pub fn open_funds(&self) -> super::math::OpenFunds {
-        super::math::OpenFunds {
-            available_balance: self.funds.available_balance,
-            available_queued: self.funds.available_queued,
-            debt_room: self.debt_room(),
-        }
-    }
-
     /// Registered expiry of `key`, if the key is registered.
     pub fn session_key_expiry(&self, key: Address) -> Option<u64> {
         self.session_keys

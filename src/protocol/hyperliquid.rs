@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::math::{MathError, mid, price_raw_from_text};
+use super::price::{MathError, mid, price_raw_from_text};
 
 /// `{"type":"l2Book","coin":"BTC"}` → levels `[[bids…],[asks…]]`, best first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

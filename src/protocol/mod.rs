@@ -6,6 +6,7 @@ pub mod eip712;
 pub mod hyperliquid;
 pub mod math;
 pub mod order;
+pub mod price;
 pub mod relayer;
 pub mod rules;
 pub mod stats;

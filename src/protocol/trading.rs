@@ -173,7 +173,7 @@ impl Instrument {
     /// Frozen mid of a terminal market: `floor((bid + ask) / 2)`.
     pub fn frozen_mid(&self) -> Option<u64> {
         match (self.frozen_bid, self.frozen_ask) {
-            (Some(b), Some(a)) => super::math::mid(b, a).ok(),
+            (Some(b), Some(a)) => super::price::mid(b, a).ok(),
             _ => None,
         }
     }

@@ -345,7 +345,7 @@ fn check_open_now(engine: &Engine, i: &OpenPosition) -> Result<(), Refusal> {
                 available_queued: 0,
                 debt_room: 0,
             },
-            AccountState::open_funds,
+            OpenFunds::of,
         )),
         positions: Some(account.map_or(&[], |a| &a.open_positions)),
     })

@@ -25,8 +25,8 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::app::freshness::STALE_AFTER;
 use crate::app::freshness::age_text;
-use crate::app::gate::STALE_AFTER;
 use crate::app::{App, Command, Tab};
 use theme::Theme;
 

@@ -2,7 +2,7 @@
 
 use alloy_primitives::U256;
 
-use crate::protocol::account::Position;
+use crate::protocol::account::{AccountState, Position};
 use crate::protocol::trading::{Cap, Instrument, TradingState};
 use crate::protocol::units::{signed, usd_text};
 
@@ -34,6 +34,18 @@ pub struct OpenFunds {
     pub available_queued: u128,
     /// `consumableDebt − (queued − availableQueued)`.
     pub debt_room: u128,
+}
+
+impl OpenFunds {
+    /// What an open may draw on, as the relayer's checks read it (§5.4): the one place an
+    /// account becomes `OpenFunds`.
+    pub fn of(account: &AccountState) -> Self {
+        OpenFunds {
+            available_balance: account.funds.available_balance,
+            available_queued: account.funds.available_queued,
+            debt_room: account.debt_room(),
+        }
+    }
 }
 
 /// Why the relayer would refuse an open, in the order it checks (§5.4).

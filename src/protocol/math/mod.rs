@@ -4,7 +4,6 @@
 mod bust;
 mod limits;
 mod mint;
-mod price;
 mod valuation;
 
 pub use bust::{bust_price, is_liquidated, risk_bps, room_to_bust, zero_equity_price};
@@ -13,7 +12,8 @@ pub use limits::{
     open_capacity,
 };
 pub use mint::{MINT_CLIFF, MINT_DECAY, MINT_RATE, mint_amount, mint_rate, tail_progress};
-pub use price::{MathError, mid, price_raw_from_text};
+// Price conversions live beside the wire types that use them; re-exported for the math.
+pub use super::price::{MathError, mid, price_raw_from_text};
 pub use valuation::{
     LOSS_FEE_RATE, Valuation, deadband, loss_fee, move_pnl, settlement_exit, value_close,
 };

@@ -12,8 +12,6 @@ use crate::protocol::relayer::ErrorBody;
 use crate::sim::controls::invalid_control;
 use crate::sim::intake::Refusal;
 
-use super::shared::Shared;
-
 /// Injected faults (`POST /sim/faults`); `{}` clears them.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -52,9 +50,16 @@ pub(crate) struct Faults {
     unlisted_markets: Vec<String>,
 }
 
-impl Shared {
-    /// Check `spec` and arm it in place of the faults armed before.
-    pub(super) fn arm_faults(&self, spec: FaultSpec) -> Result<(), Refusal> {
+/// What a fault does to the account streams open now.
+pub(super) enum StreamFault {
+    Drop,
+    Stall,
+}
+
+impl Faults {
+    /// Check `spec`: the faults to arm in place of those armed before, and what to do to the
+    /// open streams.
+    pub(super) fn from_spec(spec: FaultSpec) -> Result<(Faults, Option<StreamFault>), Refusal> {
         if let Some(status) = spec.read_status
             && !(status == 429 || (500..600).contains(&status))
         {
@@ -70,13 +75,13 @@ impl Shared {
                 "delayMs must be at most {MAX_FAULT_DELAY_MS} milliseconds"
             )));
         }
-        match spec.sse.as_deref() {
-            None => {}
-            Some("drop") => self.drop_streams.send_modify(|g| *g += 1),
-            Some("stall") => self.stall_streams.send_modify(|g| *g += 1),
+        let stream = match spec.sse.as_deref() {
+            None => None,
+            Some("drop") => Some(StreamFault::Drop),
+            Some("stall") => Some(StreamFault::Stall),
             Some(_) => return Err(invalid_control("sse must be drop or stall")),
-        }
-        *self.faults.lock().expect("faults lock") = Faults {
+        };
+        let faults = Faults {
             read_status: spec.read_status,
             read_failures: spec.read_failures,
             retry_after_s: spec.retry_after_s,
@@ -84,19 +89,18 @@ impl Shared {
             drop_intent_answers: spec.drop_intent_answers.unwrap_or(0),
             unlisted_markets: spec.unlisted_markets.unwrap_or_default(),
         };
-        Ok(())
+        Ok((faults, stream))
     }
 
-    /// A read fault to answer with instead, if one is armed.
-    pub(super) fn read_fault(&self) -> Option<Response> {
-        let mut f = self.faults.lock().expect("faults lock");
-        let status = f.read_status?;
-        match f.read_failures {
+    /// A read fault to answer with instead, if one is armed (and count it).
+    pub(super) fn read_fault(&mut self) -> Option<Response> {
+        let status = self.read_status?;
+        match self.read_failures {
             Some(0) => {
-                f.read_status = None;
+                self.read_status = None;
                 return None;
             }
-            Some(n) => f.read_failures = Some(n - 1),
+            Some(n) => self.read_failures = Some(n - 1),
             None => {}
         }
         let code = if status == 429 {
@@ -109,39 +113,35 @@ impl Shared {
             axum::Json(ErrorBody::new(code, "injected by /sim/faults")),
         )
             .into_response();
-        if let Some(s) = f.retry_after_s {
+        if let Some(s) = self.retry_after_s {
             response.headers_mut().insert(header::RETRY_AFTER, s.into());
         }
         Some(response)
     }
 
-    /// Wait as long as the armed delay says, before any exchange answer.
-    pub(super) async fn delay(&self) {
-        let ms = self.faults.lock().expect("faults lock").delay_ms;
-        if ms > 0 {
-            tokio::time::sleep(Duration::from_millis(ms)).await;
-        }
+    /// How long to wait before any exchange answer.
+    pub(super) fn delay(&self) -> Duration {
+        Duration::from_millis(self.delay_ms)
     }
 
     /// Whether to drop the answer of the intent just queued (and count it).
-    pub(super) fn drop_intent_answer(&self) -> bool {
-        let mut f = self.faults.lock().expect("faults lock");
-        let drop = f.drop_intent_answers > 0;
-        f.drop_intent_answers = f.drop_intent_answers.saturating_sub(1);
+    pub(super) fn drop_intent_answer(&mut self) -> bool {
+        let drop = self.drop_intent_answers > 0;
+        self.drop_intent_answers = self.drop_intent_answers.saturating_sub(1);
         drop
     }
 
     /// `/state/trading` without the markets the faults unlisted.
     pub(super) fn hide_unlisted(&self, wire: &mut Value) {
-        let f = self.faults.lock().expect("faults lock");
-        if f.unlisted_markets.is_empty() {
+        if self.unlisted_markets.is_empty() {
             return;
         }
         if let Some(list) = wire.get_mut("instruments").and_then(|v| v.as_array_mut()) {
             // Instruments are tuples; the symbol is the second field (§3.1).
             list.retain(|i| {
                 i.get(1).and_then(|v| v.as_str()).is_none_or(|sym| {
-                    !f.unlisted_markets
+                    !self
+                        .unlisted_markets
                         .iter()
                         .any(|u| u.eq_ignore_ascii_case(sym))
                 })

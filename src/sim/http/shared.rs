@@ -11,7 +11,11 @@ use crate::protocol::account::Frame;
 use crate::sim::engine::{Engine, SimConfig};
 use crate::sim::exchange::Exchange;
 
-use super::faults::Faults;
+use axum::response::Response;
+use serde_json::Value;
+
+use super::faults::{FaultSpec, Faults, StreamFault};
+use crate::sim::intake::Refusal;
 
 /// State shared by every request.
 pub struct Shared {
@@ -88,5 +92,44 @@ impl Shared {
             .entry(wallet)
             .or_insert_with(|| broadcast::channel(4096).0)
             .subscribe()
+    }
+
+    fn faults(&self) -> MutexGuard<'_, Faults> {
+        self.faults.lock().expect("faults lock")
+    }
+
+    /// Check `spec` and arm it in place of the faults armed before.
+    pub(super) fn arm_faults(&self, spec: FaultSpec) -> Result<(), Refusal> {
+        let (faults, stream) = Faults::from_spec(spec)?;
+        match stream {
+            Some(StreamFault::Drop) => self.drop_streams.send_modify(|g| *g += 1),
+            Some(StreamFault::Stall) => self.stall_streams.send_modify(|g| *g += 1),
+            None => {}
+        }
+        *self.faults() = faults;
+        Ok(())
+    }
+
+    /// A read fault to answer with instead, if one is armed.
+    pub(super) fn read_fault(&self) -> Option<Response> {
+        self.faults().read_fault()
+    }
+
+    /// Wait as long as the armed delay says, before any exchange answer.
+    pub(super) async fn delay(&self) {
+        let delay = self.faults().delay();
+        if !delay.is_zero() {
+            tokio::time::sleep(delay).await;
+        }
+    }
+
+    /// Whether to drop the answer of the intent just queued (and count it).
+    pub(super) fn drop_intent_answer(&self) -> bool {
+        self.faults().drop_intent_answer()
+    }
+
+    /// `/state/trading` without the markets the faults unlisted.
+    pub(super) fn hide_unlisted(&self, wire: &mut Value) {
+        self.faults().hide_unlisted(wire)
     }
 }
