@@ -9,6 +9,7 @@ pub mod settlement;
 pub mod state;
 pub mod tab;
 pub mod ticket;
+pub mod valuation;
 
 pub use action::{Action, Command, Effect, Keymap, Message, SubmitReport};
 pub use freshness::Freshness;

@@ -166,6 +166,8 @@ pub struct App {
     /// The cursor is in the pending list (below the positions).
     pub pending_focus: bool,
     pub dialog: Option<Dialog>,
+    /// The first row the close dialog shows (its list scrolls with ↑↓).
+    pub dialog_scroll: usize,
     pub help: bool,
     pub keymap: super::action::Keymap,
     /// Something changed since the last frame.
@@ -218,6 +220,7 @@ impl App {
             pending_cursor: 0,
             pending_focus: false,
             dialog: None,
+            dialog_scroll: 0,
             help: false,
             keymap: super::action::Keymap::default(),
             dirty: true,
@@ -283,6 +286,17 @@ impl App {
                     self.ticket.editing_margin = false;
                 }
             }
+            Action::Up | Action::Down if self.dialog.is_some() => {
+                let rows = match &self.dialog {
+                    Some(Dialog::Close { ids }) => ids.len(),
+                    _ => 0,
+                };
+                self.dialog_scroll = if action == Action::Up {
+                    self.dialog_scroll.saturating_sub(1)
+                } else {
+                    (self.dialog_scroll + 1).min(rows.saturating_sub(1))
+                };
+            }
             Action::Up => self.move_cursor(-1),
             Action::Down => self.move_cursor(1),
             Action::ToggleMark => self.toggle_marked(),
@@ -345,6 +359,7 @@ impl App {
                             false,
                         );
                     }
+                    self.dialog_scroll = 0;
                     self.dialog = Some(Dialog::Close { ids });
                 }
             }

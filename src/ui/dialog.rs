@@ -5,15 +5,22 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::protocol::units::{price_display as price, signed, usd_text};
+use alloy_primitives::U256;
+
+use crate::app::App;
+use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::theme::Theme;
 use super::{Hint, overlay};
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, dialog: &crate::app::Dialog, theme: &Theme) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     use crate::app::Dialog;
+    let Some(dialog) = &app.dialog else { return };
+    if let Dialog::Close { ids } = dialog {
+        return draw_close(frame, area, app, ids, theme);
+    }
     let mut lines = Vec::new();
     let title = match dialog {
         Dialog::Open {
@@ -64,19 +71,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, dialog: &crate::app::Dialog, t
             ));
             "Confirm open"
         }
-        Dialog::Close { ids } => {
-            let batches = ids.len().div_ceil(crate::protocol::eip712::MAX_CLOSE_IDS);
-            lines.push(Line::styled(
-                format!("CLOSE {} position(s) in {batches} intent(s)", ids.len()),
-                theme.title(),
-            ));
-            let list: Vec<String> = ids.iter().take(12).map(|i| format!("#{i}")).collect();
-            lines.push(Line::from(list.join(" ")));
-            lines.push(Line::from(
-                "Each settles at the mark when the relayer processes it.",
-            ));
-            "Confirm close"
-        }
+        Dialog::Close { .. } => unreachable!("drawn by draw_close"),
         Dialog::Cancel { intent_id, action } => {
             lines.push(Line::styled(
                 format!("CANCEL {}", sanitize_line(action, 24)),
@@ -88,18 +83,104 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, dialog: &crate::app::Dialog, t
         }
     };
     lines.push(Line::from(""));
-    lines.push(Line::styled(
-        "y  sign with the session key and send    n / Esc  cancel",
-        theme.badge(),
-    ));
+    lines.push(Line::styled(CONFIRM_LINE, theme.badge()));
     let inner = overlay(frame, area, 76, lines.len() as u16 + 2, title);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), inner);
 }
 
-/// Only these two keys work while a dialog is open.
-pub(super) fn commands() -> Vec<Hint> {
-    vec![
+const CONFIRM_LINE: &str = "y  sign with the session key and send    n / Esc  cancel";
+
+/// Every position the close will send, what each returns at the mark now, the total and how
+/// many intents go out. The list scrolls; the header, the total and the y/n line never leave
+/// the screen.
+fn draw_close(frame: &mut Frame, area: Rect, app: &App, ids: &[U256], theme: &Theme) {
+    let batches = ids.len().div_ceil(crate::protocol::eip712::MAX_CLOSE_IDS);
+    let valued = app.valued();
+    let rows: Vec<Line> = ids
+        .iter()
+        .map(|id| match valued.iter().find(|v| v.position.id == *id) {
+            Some(v) => {
+                let p = v.position;
+                let what = format!(
+                    "#{id} {} {} {}x margin {}",
+                    sanitize_line(&v.symbol(), 12),
+                    if p.is_long { "▲" } else { "▼" },
+                    p.leverage,
+                    usd_text(signed(p.margin))
+                );
+                match &v.value {
+                    Some(c) if c.liquidated => Line::styled(
+                        format!("{what} → LIQUIDATED at the mark: returns $0.00"),
+                        theme.loss(),
+                    ),
+                    Some(c) => Line::styled(
+                        format!(
+                            "{what} → returns {} (net {})",
+                            usd_text(c.returns),
+                            usd_signed_text(c.net)
+                        ),
+                        theme.signed(c.net),
+                    ),
+                    None => Line::from(format!("{what} → not valued (no mark or market)")),
+                }
+            }
+            None => Line::from(format!("#{id} (no longer open)")),
+        })
+        .collect();
+    let total = match app.totals(Some(ids)) {
+        Some(t) => format!(
+            "total at the marks now: returns {} · net {}",
+            usd_text(t.returns),
+            usd_signed_text(t.net)
+        ),
+        None => "total: not known (a position cannot be valued)".into(),
+    };
+    // Header, blank, total, note, blank, y/n around the list, plus the border.
+    let fixed = 6u16;
+    let height = (rows.len() as u16 + fixed + 2).min(area.height);
+    let visible = usize::from(height.saturating_sub(fixed + 2)).max(1);
+    let first = app.dialog_scroll.min(rows.len().saturating_sub(visible));
+    let shown = rows.len().min(visible);
+    let mut lines = vec![
+        Line::styled(
+            format!(
+                "CLOSE {} position(s) in {batches} intent(s) of at most {}",
+                ids.len(),
+                crate::protocol::eip712::MAX_CLOSE_IDS
+            ),
+            theme.title(),
+        ),
+        Line::from(if rows.len() > shown {
+            format!(
+                "rows {}–{} of {} (↑↓ scroll)",
+                first + 1,
+                first + shown,
+                rows.len()
+            )
+        } else {
+            String::new()
+        }),
+    ];
+    lines.extend(rows.into_iter().skip(first).take(shown));
+    lines.push(Line::styled(total, theme.title()));
+    lines.push(Line::from(
+        "Each settles at the mark when processed (deadband, impact haircut, 2% win fee).",
+    ));
+    lines.push(Line::from(""));
+    lines.push(Line::styled(CONFIRM_LINE, theme.badge()));
+    let inner = overlay(frame, area, 100, height, "Confirm close");
+    // No wrapping: each line is one row, so the y/n line is always the last one drawn.
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// Only these keys work while a dialog is open (↑↓ scroll a close's list).
+pub(super) fn commands(app: &App) -> Vec<Hint> {
+    let mut hints = vec![
         Hint::fixed("Y", "sign and send"),
         Hint::fixed("N/Esc", "cancel"),
-    ]
+    ];
+    if matches!(app.dialog, Some(crate::app::Dialog::Close { .. })) {
+        hints.push(Hint::fixed("↑↓", "scroll"));
+    }
+    hints
 }

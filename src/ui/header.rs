@@ -9,7 +9,7 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::{App, KeyState, Tab};
 use crate::feed::market::Source;
-use crate::protocol::units::{price_display as price, signed, usd_text};
+use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
 
 use super::theme::Theme;
@@ -82,11 +82,27 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 String::new()
             };
             account.push(Span::raw(format!(
-                " {} {} avail {}{queued}{paper} ",
+                " {} {} avail {}{queued}",
                 short(w),
                 usd_text(signed(a.balance)),
                 usd_text(signed(a.funds.available_balance)),
             )));
+            // What the account is worth if every position closed at the mark now, and the open
+            // positions' net PnL; unknown while any position cannot be valued.
+            match app.totals(None) {
+                Some(t) if !a.open_positions.is_empty() => {
+                    let equity =
+                        signed(a.balance.saturating_add(a.queued)).saturating_add(t.returns);
+                    account.push(Span::raw(format!(" equity {} ", usd_text(equity))));
+                    account.push(Span::styled(
+                        format!("open {}", usd_signed_text(t.net)),
+                        theme.signed(t.net),
+                    ));
+                }
+                Some(_) => {}
+                None => account.push(Span::raw(" equity —")),
+            }
+            account.push(Span::raw(format!("{paper} ")));
         }
         (Some(w), None) => account.push(Span::raw(format!(" {} (syncing…) ", short(w)))),
         _ => {}
@@ -116,18 +132,17 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         };
         account.push(Span::styled(format!("│ {} {text} ", k.backend), style));
     }
+    // Ages only once stale: a ticking counter would redraw (and send bytes) every second while
+    // nothing changes, and the connection status already says when something is wrong.
     let stream_age = app.freshness.age(Source::Account, now);
     let poll_age = app.freshness.age(Source::Trading, now);
-    let stale = |a: Option<Duration>| a.is_none_or(|a| a > STALE_AFTER);
-    let style = if stale(stream_age) || stale(poll_age) {
-        theme.warn()
-    } else {
-        theme.dim()
-    };
-    account.push(Span::styled(
-        format!("│ data {}/{}", age_text(stream_age), age_text(poll_age)),
-        style,
-    ));
+    let stale = |a: Option<Duration>| a.is_some_and(|a| a > STALE_AFTER);
+    if stale(stream_age) || stale(poll_age) {
+        account.push(Span::styled(
+            format!("│ data {}/{} old", age_text(stream_age), age_text(poll_age)),
+            theme.warn(),
+        ));
+    }
     frame.render_widget(
         Paragraph::new(vec![Line::from(markets), Line::from(account)]),
         area,

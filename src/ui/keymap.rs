@@ -37,6 +37,9 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
         return match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') => Some(Action::Confirm),
             KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(Action::Escape),
+            // A close dialog's list scrolls.
+            KeyCode::Up | KeyCode::Char('k') => Some(Action::Up),
+            KeyCode::Down | KeyCode::Char('j') => Some(Action::Down),
             _ => None,
         };
     }

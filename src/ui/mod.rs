@@ -101,7 +101,7 @@ fn pane_focus(app: &App) -> Focus {
 /// and the ones that work anywhere. The hint bar shows exactly this.
 pub fn hints(app: &App) -> Vec<Hint> {
     match focus(app) {
-        Focus::Dialog => dialog::commands(),
+        Focus::Dialog => dialog::commands(app),
         Focus::Help => help::commands(app),
         pane => pane_hints(app, pane),
     }
@@ -170,8 +170,8 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     }
     footer::draw(frame, footer_area, app, theme);
     draw_banner(frame, body, app, theme);
-    if let Some(d) = &app.dialog {
-        dialog::draw(frame, area, d, theme);
+    if app.dialog.is_some() {
+        dialog::draw(frame, area, app, theme);
     } else if app.help {
         help::draw(frame, area, app, theme);
     }

@@ -9,14 +9,12 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 use crate::app::{App, Command, Tab};
 use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
-use crate::quote::{Position, percent_text};
+use crate::quote::percent_text;
 
 use super::theme::Theme;
 use super::{Hint, STALE_AFTER, age_text};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
-    // Beside the ticket on a narrow terminal only the essentials fit.
-    let compact = area.width < 70;
     // A pane whose data is old says so in its title.
     let stale = match app.freshness.age(Source::Account, now) {
         Some(age) if age <= STALE_AFTER => String::new(),
@@ -37,73 +35,79 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         frame.render_widget(Paragraph::new("no open positions").block(block), area);
         return;
     }
-    let fee = state.win_fee_rate();
+    let _ = state;
+    let shown = columns_that_fit(area.width.saturating_sub(2));
     let rows: Vec<Row> = app
-        .positions()
+        .valued()
         .iter()
         .enumerate()
-        .map(|(i, p)| {
+        .map(|(i, v)| {
+            let p = v.position;
             // A position in a market the trading state does not list is still shown (and can be
             // selected and closed); what needs the market's parameters is marked unknown.
-            let m = state.market_by_id(p.instrument_id);
-            let mark = m.and_then(|m| app.marks.get(&m.id).copied());
-            let (pays, risk, distance, style) = match (m, mark) {
-                (Some(m), Some(mark)) => {
-                    let sc = Position::held(m, p).scenario(fee, mark);
-                    let net = sc.net_pnl(p.margin);
-                    let risk = crate::protocol::math::risk_bps(
-                        p.entry_price,
-                        p.bust_price,
-                        mark,
-                        p.is_long,
-                    );
-                    // How far the mark may still move against the position, as a percent of it.
-                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
-                    let distance = format!("{}%", percent_text(room, u128::from(mark), 2));
-                    (
-                        usd_signed_text(net),
-                        risk_bar(risk),
-                        distance,
-                        theme.signed(net),
-                    )
-                }
-                (None, _) => ("market ?".into(), String::new(), "—".into(), theme.warn()),
-                (Some(_), None) => ("—".into(), String::new(), "—".into(), theme.text()),
-            };
-            let symbol = m
-                .map(|m| m.symbol.clone())
-                .unwrap_or_else(|| format!("#{}", p.instrument_id));
             let at_scale = |raw: u64| {
-                m.map(|m| price(raw, m.price_scale))
+                v.market
+                    .map(|m| price(raw, m.price_scale))
                     .unwrap_or_else(|| "?".into())
+            };
+            let unknown = if v.market.is_none() {
+                "market ?"
+            } else {
+                "—"
+            };
+            let (net, returns, distance, risk, style) = match (&v.value, v.mark) {
+                (Some(c), Some(mark)) => (
+                    usd_signed_text(c.net),
+                    if c.liquidated {
+                        "$0 liq".into()
+                    } else {
+                        usd_text(c.returns)
+                    },
+                    format!("{}%", percent_text(c.room, u128::from(mark), 2)),
+                    risk_bar(c.risk_bps),
+                    theme.signed(c.net),
+                ),
+                _ => (
+                    unknown.into(),
+                    "—".into(),
+                    "—".into(),
+                    String::new(),
+                    if v.market.is_none() {
+                        theme.warn()
+                    } else {
+                        theme.text()
+                    },
+                ),
             };
             let mark_flag = if app.marked.contains(&p.id) {
                 "●"
             } else {
                 " "
             };
-            let side = format!("{symbol} {}", if p.is_long { "▲L" } else { "▼S" });
-            let cells = if compact {
-                vec![
-                    Cell::from(format!("{mark_flag}{}", p.id)),
-                    Cell::from(side),
-                    Cell::from(format!("{}x", p.leverage)),
-                    Cell::from(pays).style(style),
-                ]
-            } else {
-                vec![
-                    Cell::from(format!("{mark_flag}{}", p.id)),
-                    Cell::from(side),
-                    Cell::from(format!("{}x", p.leverage)),
-                    Cell::from(usd_text(signed(p.margin))),
-                    Cell::from(at_scale(p.entry_price)),
-                    Cell::from(at_scale(p.bust_price)),
-                    Cell::from(distance),
-                    Cell::from(pays).style(style),
-                    Cell::from(risk),
-                ]
-            };
-            let row = Row::new(cells);
+            let all = [
+                Cell::from(format!("{mark_flag}{}", p.id)),
+                Cell::from(format!(
+                    "{} {}",
+                    v.symbol(),
+                    if p.is_long { "▲L" } else { "▼S" }
+                )),
+                Cell::from(format!("{}x", p.leverage)),
+                Cell::from(usd_text(signed(p.margin))),
+                Cell::from(at_scale(p.entry_price)),
+                Cell::from(v.mark.map_or_else(|| "—".into(), at_scale)),
+                Cell::from(at_scale(p.bust_price)),
+                Cell::from(distance),
+                Cell::from(returns).style(style),
+                Cell::from(net).style(style),
+                Cell::from(risk),
+            ];
+            let row = Row::new(
+                all.into_iter()
+                    .zip(COLUMNS)
+                    .zip(&shown)
+                    .filter(|(_, keep)| **keep)
+                    .map(|((cell, _), _)| cell),
+            );
             if i == app.position_cursor && app.tab == Tab::Positions {
                 row.style(theme.selected())
             } else {
@@ -111,36 +115,98 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             }
         })
         .collect();
-    let (widths, header) = if compact {
-        (
-            vec![
-                Constraint::Length(8),
-                Constraint::Length(7),
-                Constraint::Length(6),
-                Constraint::Min(9),
-            ],
-            Row::new(["ID", "MKT", "LEV", "CLOSE PAYS"]),
-        )
-    } else {
-        (
-            vec![
-                Constraint::Length(8),
-                Constraint::Length(7),
-                Constraint::Length(5),
-                Constraint::Length(8),
-                Constraint::Length(9),
-                Constraint::Length(9),
-                Constraint::Length(7),
-                Constraint::Length(10),
-                Constraint::Min(10),
-            ],
-            Row::new([
-                "ID", "MKT", "LEV", "MARGIN", "ENTRY", "BUST", "TO BUST", "PAYS NOW", "RISK",
-            ]),
-        )
-    };
-    let header = header.style(theme.title());
+    let picked = || COLUMNS.iter().zip(&shown).filter(|(_, keep)| **keep);
+    let widths: Vec<Constraint> = picked().map(|(c, _)| Constraint::Length(c.width)).collect();
+    let header = Row::new(picked().map(|(c, _)| c.title)).style(theme.title());
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+}
+
+/// A column of the positions table and how much it matters when the terminal is narrow.
+struct Column {
+    title: &'static str,
+    width: u16,
+    /// Higher stays longer. Bust and the distance to it matter most after what the row is.
+    keep: u8,
+}
+
+const COLUMNS: [Column; 11] = [
+    Column {
+        title: "ID",
+        width: 8,
+        keep: 10,
+    },
+    Column {
+        title: "MKT",
+        width: 7,
+        keep: 10,
+    },
+    Column {
+        title: "LEV",
+        width: 5,
+        keep: 6,
+    },
+    Column {
+        title: "MARGIN",
+        width: 9,
+        keep: 3,
+    },
+    Column {
+        title: "ENTRY",
+        width: 9,
+        keep: 2,
+    },
+    Column {
+        title: "MARK",
+        width: 9,
+        keep: 4,
+    },
+    Column {
+        title: "BUST",
+        width: 9,
+        keep: 9,
+    },
+    Column {
+        title: "TO BUST",
+        width: 7,
+        keep: 9,
+    },
+    Column {
+        title: "RETURNS",
+        width: 10,
+        keep: 7,
+    },
+    Column {
+        title: "NET PNL",
+        width: 10,
+        keep: 8,
+    },
+    Column {
+        title: "RISK",
+        width: 10,
+        keep: 5,
+    },
+];
+
+/// Which columns fit in `width` (one space between columns), dropping the least important first.
+fn columns_that_fit(width: u16) -> [bool; 11] {
+    let mut keep = [true; 11];
+    let used = |keep: &[bool; 11]| -> u16 {
+        let (sum, n) = COLUMNS
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .fold((0u16, 0u16), |(s, n), (c, _)| (s + c.width, n + 1));
+        sum + n.saturating_sub(1)
+    };
+    let mut order: Vec<usize> = (0..COLUMNS.len()).collect();
+    order.sort_by_key(|&i| COLUMNS[i].keep);
+    for i in order {
+        if used(&keep) <= width || COLUMNS[i].keep >= 10 {
+            continue;
+        }
+        keep[i] = false;
+    }
+    keep
 }
 
 /// A five-cell bar of how far the mark has gone toward bust.

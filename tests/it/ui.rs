@@ -163,6 +163,11 @@ fn a_position_in_an_unlisted_market_is_shown() {
         .unwrap_or_else(|| panic!("no row for the unlisted market's position:\n{screen}"));
     assert!(row.contains("#7 ▲L"), "{row}");
     assert!(row.contains("market ?"), "{row}");
+    // The header's totals are never silently partial.
+    assert!(
+        screen.contains("equity —") && !screen.contains(" open "),
+        "{screen}"
+    );
     // It can be selected and closed like any other.
     app.position_cursor = 1;
     assert_eq!(
@@ -699,7 +704,7 @@ fn the_hint_bar_follows_the_focus() {
         bar(&app)
     );
     press(&mut app, KeyCode::Char('x'));
-    assert_eq!(bar(&app), "Y sign and send · N/Esc cancel");
+    assert_eq!(bar(&app), "Y sign and send · N/Esc cancel · ↑↓ scroll");
     press(&mut app, KeyCode::Esc);
     press(&mut app, KeyCode::Char('?'));
     assert_eq!(bar(&app), "Esc close · ? close");
@@ -1015,4 +1020,60 @@ fn the_default_ticket_passes_the_live_minimums() {
     type_text(&mut app, "0");
     app.on_market(MarketEvent::Trading(Box::new(state), now()));
     assert_eq!(app.ticket.margin_text, "2510");
+}
+
+/// A close of twenty lists every one (scrolling), what each returns at the mark, the exact
+/// total and the intents, and its y/n line stays on a 24-row screen.
+#[test]
+fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
+    let mut app = fixture(Mode::Demo);
+    let mut state = app.account.clone().unwrap();
+    let template = state.open_positions[1].clone();
+    state.open_positions = (0..20u64)
+        .map(|i| papertrade_tui::protocol::account::Position {
+            id: alloy_primitives::U256::from(500_000 + i),
+            ..template.clone()
+        })
+        .collect();
+    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    press(&mut app, KeyCode::Char('2'));
+    for _ in 0..20 {
+        press(&mut app, KeyCode::Char(' '));
+        press(&mut app, KeyCode::Down);
+    }
+    press(&mut app, KeyCode::Char('x'));
+    let s = screen(&app, 80, 24);
+    assert!(
+        s.contains("CLOSE 20 position(s) in 2 intent(s) of at most 12"),
+        "{s}"
+    );
+    assert!(s.contains("y  sign with the session key and send"), "{s}");
+    assert!(s.contains("rows 1–16 of 20 (↑↓ scroll)"), "{s}");
+    // Each $10 BTC long at 100x returns $7.43 at 83,010.5 (net -$2.57, rounded for the row);
+    // the total sums the exact values: 20 × 7.4286… = $148.57, and returns − margins = net.
+    assert!(
+        s.contains("#500000 BTC ▲ 100x margin $10.00 → returns $7.43 (net -$2.57)"),
+        "{s}"
+    );
+    assert!(s.contains("returns $148.57 · net -$51.43"), "{s}");
+    assert!(!s.contains("#500019"), "{s}");
+    for _ in 0..30 {
+        press(&mut app, KeyCode::Down);
+    }
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("#500019 BTC") && !s.contains("#500003 "), "{s}");
+    assert!(s.contains("y  sign with the session key and send"), "{s}");
+    insta::assert_snapshot!("close_dialog_scrolled_80x24", s);
+    // Arrows scroll; they never change what is signed.
+    let effects = press(&mut app, KeyCode::Char('y'));
+    let [
+        Effect::Submit {
+            order: Order::Close { ids },
+            ..
+        },
+    ] = &effects[..]
+    else {
+        panic!("{effects:?}")
+    };
+    assert_eq!(ids.len(), 20);
 }
