@@ -23,6 +23,7 @@ pub enum Action {
     Leverage(i64),
     Tab(Tab),
     ToggleHelp,
+    ToggleLog,
     Escape,
     Up,
     Down,
@@ -100,12 +101,13 @@ pub enum Command {
     Mark,
     Close,
     Help,
+    Messages,
     Quit,
 }
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub const ALL: [Command; 13] = [
+    pub const ALL: [Command; 14] = [
         Command::Long,
         Command::Short,
         Command::Margin,
@@ -118,6 +120,7 @@ impl Command {
         Command::Mark,
         Command::Close,
         Command::Help,
+        Command::Messages,
         Command::Quit,
     ];
 
@@ -147,6 +150,7 @@ impl Command {
             Command::Mark => ' ',
             Command::Close => 'x',
             Command::Help => '?',
+            Command::Messages => 'e',
             Command::Quit => 'q',
         }
     }
@@ -165,6 +169,7 @@ impl Command {
             Command::Mark => "mark a position",
             Command::Close => "close marked/highlighted positions; cancel a pending intent",
             Command::Help => "this help",
+            Command::Messages => "the message log: every outcome, refusal and note, with its time",
             Command::Quit => "quit",
         }
     }
@@ -183,6 +188,7 @@ impl Command {
             Command::Mark => Action::ToggleMark,
             Command::Close => Action::CloseSelected,
             Command::Help => Action::ToggleHelp,
+            Command::Messages => Action::ToggleLog,
             Command::Quit => Action::Quit,
         }
     }
@@ -305,6 +311,7 @@ mod tests {
                 "mark",
                 "close",
                 "help",
+                "messages",
                 "quit"
             ]
         );

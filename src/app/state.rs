@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use alloy_primitives::{Address, B256, U256};
 
 use super::freshness::Freshness;
+use super::messages::MessageLog;
 use super::tab::Tab;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
@@ -114,13 +115,6 @@ impl Dialog {
 /// The chart's intervals, as the browser terminal offers them; `C` cycles.
 pub const CHART_INTERVALS: [&str; 6] = ["1m", "5m", "15m", "1h", "4h", "1d"];
 
-/// A short message shown for a while (outcomes, refusals, notes).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Toast {
-    pub text: String,
-    pub error: bool,
-}
-
 /// The session key as the header shows it (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyStatus {
@@ -153,7 +147,8 @@ pub struct App {
     /// Closed positions seen on the stream this session, newest first.
     pub history: VecDeque<ClosedPosition>,
     pub watch: IntentWatch,
-    pub toasts: VecDeque<Toast>,
+    /// Every message of the session; the footer shows the latest (`MessageLog::current`).
+    pub toasts: MessageLog,
     /// A `--market` prefill not yet checked against the exchange's markets (the UI opens before
     /// the first trading state arrives).
     pub prefill_market: Option<String>,
@@ -169,6 +164,8 @@ pub struct App {
     /// The first row the close dialog shows (its list scrolls with ↑↓).
     pub dialog_scroll: usize,
     pub help: bool,
+    /// The message log overlay is open.
+    pub show_log: bool,
     pub keymap: super::action::Keymap,
     /// Something changed since the last frame.
     pub dirty: bool,
@@ -208,7 +205,7 @@ impl App {
             candles: None,
             history: VecDeque::new(),
             watch: IntentWatch::new(),
-            toasts: VecDeque::new(),
+            toasts: MessageLog::default(),
             prefill_market: None,
             clock: SystemTime::UNIX_EPOCH,
             max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,
@@ -222,6 +219,7 @@ impl App {
             dialog: None,
             dialog_scroll: 0,
             help: false,
+            show_log: false,
             keymap: super::action::Keymap::default(),
             dirty: true,
             alerts: Some(super::alerts::Alerts::new(super::alerts::Rules::default())),
@@ -271,6 +269,7 @@ impl App {
                 self.pending_focus = false;
             }
             Action::ToggleHelp => self.help = !self.help,
+            Action::ToggleLog => self.show_log = !self.show_log,
             Action::ChartInterval => {
                 let i = CHART_INTERVALS
                     .iter()
@@ -281,7 +280,9 @@ impl App {
             Action::Escape => {
                 if self.dialog.take().is_none()
                     && !std::mem::take(&mut self.help)
+                    && !std::mem::take(&mut self.show_log)
                     && self.banner.take().is_none()
+                    && !self.toasts.dismiss_notes()
                 {
                     self.ticket.editing_margin = false;
                 }
@@ -437,14 +438,16 @@ impl App {
         }
     }
 
+    /// A message for the footer and the log.
     pub fn toast(&mut self, text: impl Into<String>, error: bool) {
-        self.toasts.push_back(Toast {
-            text: crate::text::sanitize_line(&text.into(), 160),
-            error,
-        });
-        while self.toasts.len() > 4 {
-            self.toasts.pop_front();
-        }
+        self.toasts.push(&text.into(), error, false, self.clock);
+        self.dirty = true;
+    }
+
+    /// A message that stays in the footer until Esc dismisses it (a prefilled ticket's review
+    /// reminder must not vanish under the next outcome).
+    pub fn note(&mut self, text: impl Into<String>) {
+        self.toasts.push(&text.into(), false, true, self.clock);
         self.dirty = true;
     }
 
@@ -557,6 +560,10 @@ impl App {
         }
         match event {
             StreamEvent::Synced(state) => {
+                // Said once the stream is back, so "resyncing" is not the last word.
+                if self.freshness.error(Source::Account).is_some() {
+                    self.toast("account stream back: synced", false);
+                }
                 self.freshness.record_ok(Source::Account, at);
                 self.account = Some(*state);
             }
@@ -630,7 +637,12 @@ impl App {
                 .map(|(id, r)| Effect::RecordFate(id, r))
                 .collect(),
             Message::Tick(now) => {
+                let before = self.clock;
                 self.clock = self.clock.max(now);
+                // Time alone changes the screen only when a message expires.
+                if self.toasts.footer_changes(before, self.clock) {
+                    self.dirty = true;
+                }
                 Vec::new()
             }
         };

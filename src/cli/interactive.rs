@@ -122,10 +122,7 @@ fn apply_prefill(app: &mut App, p: &PrefillArgs) {
         app.toast(n, true);
     }
     if any {
-        app.toast(
-            "ticket prefilled: review it (Enter); nothing is signed until you confirm",
-            false,
-        );
+        app.note("ticket prefilled: review it (Enter); nothing is signed until you confirm (Esc dismisses this)");
     }
 }
 

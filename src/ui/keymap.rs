@@ -54,6 +54,17 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
         };
         return closes.then_some(Action::ToggleHelp);
     }
+    if app.show_log {
+        let closes = match key.code {
+            KeyCode::Esc => true,
+            KeyCode::Char(c) => matches!(
+                app.keymap.command_on(c),
+                Some(Command::Messages | Command::Quit)
+            ),
+            _ => false,
+        };
+        return closes.then_some(Action::ToggleLog);
+    }
     if app.ticket.editing_margin {
         return match key.code {
             KeyCode::Esc => Some(Action::Escape),

@@ -12,6 +12,7 @@ mod header;
 mod help;
 mod history;
 pub mod keymap;
+mod log;
 pub mod notify;
 mod pending;
 mod positions;
@@ -69,6 +70,7 @@ impl Hint {
 pub enum Focus {
     Dialog,
     Help,
+    Log,
     Ticket,
     Positions,
     Pending,
@@ -81,6 +83,8 @@ pub fn focus(app: &App) -> Focus {
         Focus::Dialog
     } else if app.help {
         Focus::Help
+    } else if app.show_log {
+        Focus::Log
     } else {
         pane_focus(app)
     }
@@ -103,6 +107,7 @@ pub fn hints(app: &App) -> Vec<Hint> {
     match focus(app) {
         Focus::Dialog => dialog::commands(app),
         Focus::Help => help::commands(app),
+        Focus::Log => log::commands(app),
         pane => pane_hints(app, pane),
     }
 }
@@ -112,7 +117,7 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Ticket => ticket::commands(app),
         Focus::Positions => positions::commands(app),
         Focus::Pending => pending::commands(app),
-        Focus::History | Focus::Protocol | Focus::Dialog | Focus::Help => Vec::new(),
+        Focus::History | Focus::Protocol | Focus::Dialog | Focus::Help | Focus::Log => Vec::new(),
     };
     if !(pane == Focus::Ticket && app.ticket.editing_margin) {
         out.extend([
@@ -168,12 +173,14 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
         Tab::History => history::draw(frame, body, app, theme),
         Tab::Protocol => protocol::draw(frame, body, app, theme),
     }
-    footer::draw(frame, footer_area, app, theme);
+    footer::draw(frame, footer_area, app, theme, now);
     draw_banner(frame, body, app, theme);
     if app.dialog.is_some() {
         dialog::draw(frame, area, app, theme);
     } else if app.help {
         help::draw(frame, area, app, theme);
+    } else if app.show_log {
+        log::draw(frame, area, app, theme);
     }
 }
 

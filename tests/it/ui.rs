@@ -104,9 +104,9 @@ fn fixture(mode: Mode) -> App {
     app.on_market(MarketEvent::RecentTrades(Box::new(trades), t));
     let health = serde_json::from_str(r#"{"ok":true,"ready":true}"#).unwrap();
     app.on_market(MarketEvent::RelayerHealth(Box::new(health), t));
-    app.toast("intent 0x71a9f6c0… succeeded", false);
     // The app's time is the last message's; the fixture's is `now()`.
     app.clock = now();
+    app.toast("intent 0x71a9f6c0… succeeded", false);
     app
 }
 
@@ -1076,4 +1076,69 @@ fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
         panic!("{effects:?}")
     };
     assert_eq!(ids.len(), 20);
+}
+
+/// A burst of messages is not lost to the last one: the footer says how many more there are,
+/// `e` opens the log with every message and its time, messages expire (time alone redraws only
+/// then), a note stays until Esc, and "resyncing" is followed by "back".
+#[test]
+fn messages_expire_and_the_log_keeps_them_all() {
+    use papertrade_tui::app::Message;
+    let mut app = fixture(Mode::Demo);
+    app.note("ticket prefilled: review it (Enter)");
+    app.toast("close 15 position(s) (batch of 12): queued (0xaa…)", false);
+    app.toast(
+        "close 15 position(s) (batch of 3) refused (nonce_used): …",
+        true,
+    );
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("refused (nonce_used)") && s.contains("(+2 more: E log)"),
+        "{s}"
+    );
+    press(&mut app, KeyCode::Char('e'));
+    let s = screen(&app, 120, 40);
+    for line in [
+        "batch of 12): queued",
+        "batch of 3) refused",
+        "ticket prefilled",
+        "intent 0x71a9f6c0… succeeded",
+    ] {
+        assert!(s.contains(line), "{line}: {s}");
+    }
+    // Times are the app's (UTC): 1791862900 is 03:41:40.
+    assert!(s.contains("03:41:40 "), "{s}");
+    let bar = screen(&app, 120, 40).lines().last().unwrap().to_string();
+    assert_eq!(bar, "Esc close · E close");
+    press(&mut app, KeyCode::Esc);
+    assert!(!app.show_log);
+    // 30 s later the outcomes have expired: the tick redraws once, and the note is what is left.
+    app.dirty = false;
+    app.handle(Message::Tick(now() + Duration::from_secs(30)));
+    assert!(app.dirty, "an expiring message is a change to draw");
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("ticket prefilled") && !s.contains("refused (nonce_used)"),
+        "{s}"
+    );
+    app.dirty = false;
+    app.handle(Message::Tick(now() + Duration::from_secs(31)));
+    assert!(!app.dirty, "time alone changes nothing else");
+    press(&mut app, KeyCode::Esc);
+    assert!(!screen(&app, 120, 40).contains("ticket prefilled"));
+    // The stream's loss and its return.
+    let at = now() + Duration::from_secs(32);
+    app.on_stream(
+        StreamEvent::Disconnected {
+            reason: "eof".into(),
+            retry_in: Duration::from_secs(1),
+        },
+        at,
+    );
+    let state = app.account.clone().unwrap();
+    app.on_stream(StreamEvent::Synced(Box::new(state)), at);
+    assert_eq!(
+        app.toasts.back().unwrap().text,
+        "account stream back: synced"
+    );
 }

@@ -1,0 +1,145 @@
+//! What the app tells the trader: outcomes, refusals and notes. Every message goes to the log
+//! (a key opens it, with times); the footer shows the latest for a few seconds, or a sticky note
+//! until it is dismissed, so a burst of messages is never lost to the one that came last.
+
+use std::collections::VecDeque;
+use std::time::{Duration, SystemTime};
+
+/// How long a message stays in the footer: long enough to read, short enough that an old
+/// outcome is not mistaken for a new one. Errors stay longer.
+pub const TOAST_FOR: Duration = Duration::from_secs(8);
+pub const ERROR_TOAST_FOR: Duration = Duration::from_secs(20);
+/// Messages the log keeps.
+pub const LOG_LEN: usize = 500;
+
+/// One message, stamped with the app's time when it was made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Toast {
+    pub text: String,
+    pub error: bool,
+    pub at: SystemTime,
+    /// Shown until dismissed (Esc), not for a few seconds.
+    pub sticky: bool,
+}
+
+impl Toast {
+    fn live_at(&self, now: SystemTime) -> bool {
+        let ttl = if self.error {
+            ERROR_TOAST_FOR
+        } else {
+            TOAST_FOR
+        };
+        now.duration_since(self.at).map_or(true, |age| age < ttl)
+    }
+}
+
+/// Every message of the session, oldest first (at most [`LOG_LEN`]).
+#[derive(Debug, Clone, Default)]
+pub struct MessageLog {
+    entries: VecDeque<Toast>,
+}
+
+impl MessageLog {
+    /// Add a message made at `at`; `sticky` keeps it in the footer until dismissed.
+    pub fn push(&mut self, text: &str, error: bool, sticky: bool, at: SystemTime) {
+        self.entries.push_back(Toast {
+            // The footer cuts at the width; the log shows the whole message.
+            text: crate::text::sanitize_line(text, 300),
+            error,
+            at,
+            sticky,
+        });
+        while self.entries.len() > LOG_LEN {
+            self.entries.pop_front();
+        }
+    }
+
+    pub fn back(&self) -> Option<&Toast> {
+        self.entries.back()
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Oldest first.
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &Toast> {
+        self.entries.iter()
+    }
+
+    /// The footer's message at `now`: the latest one still fresh, else the latest sticky note.
+    pub fn current(&self, now: SystemTime) -> Option<&Toast> {
+        let latest = self.entries.back()?;
+        if latest.live_at(now) && !latest.sticky {
+            return Some(latest);
+        }
+        self.entries
+            .iter()
+            .rev()
+            .find(|t| t.sticky)
+            .or_else(|| latest.live_at(now).then_some(latest))
+    }
+
+    /// How many other messages are still fresh at `now` (the footer says "+N more").
+    pub fn other_fresh(&self, now: SystemTime) -> usize {
+        self.entries
+            .iter()
+            .filter(|t| !t.sticky && t.live_at(now))
+            .count()
+            .saturating_sub(1)
+    }
+
+    /// Dismiss the sticky notes; whether there was one.
+    pub fn dismiss_notes(&mut self) -> bool {
+        let mut any = false;
+        for t in self.entries.iter_mut().filter(|t| t.sticky) {
+            t.sticky = false;
+            any = true;
+        }
+        any
+    }
+
+    /// Whether moving the clock from `before` to `after` changes what the footer shows (a
+    /// message expiring is a change to draw; nothing else about time is).
+    pub fn footer_changes(&self, before: SystemTime, after: SystemTime) -> bool {
+        self.current(before) != self.current(after)
+            || self.other_fresh(before) != self.other_fresh(after)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::UNIX_EPOCH;
+
+    #[test]
+    fn messages_expire_notes_stay_and_the_log_keeps_everything() {
+        let t0 = UNIX_EPOCH + Duration::from_secs(1_000);
+        let mut log = MessageLog::default();
+        log.push("ticket prefilled: review it", false, true, t0);
+        log.push("market \"DOGE\" dropped", true, false, t0);
+        log.push("queued", false, false, t0);
+        assert_eq!(log.current(t0).unwrap().text, "queued");
+        assert_eq!(log.other_fresh(t0), 1);
+        // Once the latest message has expired, the note is what the footer keeps.
+        let later = t0 + TOAST_FOR;
+        assert!(log.footer_changes(t0, later));
+        assert_eq!(
+            log.current(later).unwrap().text,
+            "ticket prefilled: review it"
+        );
+        assert!(log.dismiss_notes());
+        assert_eq!(log.current(later), None);
+        assert!(!log.footer_changes(later, later + ERROR_TOAST_FOR));
+        assert_eq!(log.len(), 3, "the log keeps every message");
+        for i in 0..LOG_LEN {
+            log.push(&format!("{i}"), false, false, later);
+        }
+        assert_eq!(log.len(), LOG_LEN);
+        assert_eq!(log.iter().next().unwrap().text, "0");
+    }
+}
