@@ -43,27 +43,20 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    // An overlay answers only to Esc, its own key and quit's key, all of which close it.
+    let closes = |own: Command| match key.code {
+        KeyCode::Esc => true,
+        KeyCode::Char(c) => app
+            .keymap
+            .command_on(c)
+            .is_some_and(|cmd| cmd == own || cmd == Command::Quit),
+        _ => false,
+    };
     if app.help {
-        let closes = match key.code {
-            KeyCode::Esc => true,
-            KeyCode::Char(c) => matches!(
-                app.keymap.command_on(c),
-                Some(Command::Help | Command::Quit)
-            ),
-            _ => false,
-        };
-        return closes.then_some(Action::ToggleHelp);
+        return closes(Command::Help).then_some(Action::ToggleHelp);
     }
     if app.show_log {
-        let closes = match key.code {
-            KeyCode::Esc => true,
-            KeyCode::Char(c) => matches!(
-                app.keymap.command_on(c),
-                Some(Command::Messages | Command::Quit)
-            ),
-            _ => false,
-        };
-        return closes.then_some(Action::ToggleLog);
+        return closes(Command::Messages).then_some(Action::ToggleLog);
     }
     if app.ticket.editing_margin {
         return match key.code {

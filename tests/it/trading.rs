@@ -1584,6 +1584,27 @@ async fn a_reused_nonce_explains_the_stale_nonce_store() {
     );
 }
 
+/// The arguments of an `open` with `--yes`.
+fn open_args<'a>(
+    market: &'a str,
+    side: &'a str,
+    margin: &'a str,
+    leverage: &'a str,
+) -> [&'a str; 10] {
+    [
+        "open",
+        "--market",
+        market,
+        "--side",
+        side,
+        "--margin",
+        margin,
+        "--leverage",
+        leverage,
+        "--yes",
+    ]
+}
+
 /// The `signed` audit entries of one action: (unix ms written, deadline in unix seconds).
 fn signed_deadlines(user: &User, action: &str) -> Vec<(u64, u64)> {
     let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap_or_default();
@@ -1604,18 +1625,7 @@ async fn an_open_is_checked_before_the_passphrase_is_asked_for() {
     let user = ready_user(&sim, 1_000).await;
     // $10 at 10x is $100 of notional, under the market's minimum. With a wrong passphrase in the
     // environment, unlocking first would fail on the passphrase; checking first names the rule.
-    let mut command = user.command(&[
-        "open",
-        "--market",
-        "BTC",
-        "--side",
-        "long",
-        "--margin",
-        "10",
-        "--leverage",
-        "10",
-        "--yes",
-    ]);
+    let mut command = user.command(&open_args("BTC", "long", "10", "10"));
     command.env("PAPERTRADE_TUI_PASSPHRASE", "not the passphrase");
     let out = tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
@@ -1724,20 +1734,7 @@ async fn opens_and_closes_carry_short_deadlines_that_the_config_sets() {
 
     // Out of range is refused with the key named, and nothing is signed.
     std::fs::write(config.join("config.toml"), "[deadlines]\nopen_s = 5\n").unwrap();
-    let out = user
-        .run(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "100",
-            "--leverage",
-            "10",
-            "--yes",
-        ])
-        .await;
+    let out = user.run(&open_args("BTC", "long", "100", "10")).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("deadlines.open_s"));
     assert_eq!(signed_deadlines(&user, "openPosition").len(), 2);
@@ -1748,21 +1745,7 @@ async fn the_other_side_of_a_held_market_is_refused_before_signing() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 5_000).await;
     let id = user.open_long("ETH", "100", "10").await;
-    let short = |market: &'static str| {
-        [
-            "open",
-            "--market",
-            market,
-            "--side",
-            "short",
-            "--margin",
-            "100",
-            "--leverage",
-            "10",
-            "--yes",
-        ]
-    };
-    let out = user.run(&short("ETH")).await;
+    let out = user.run(&open_args("ETH", "short", "100", "10")).await;
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -1771,6 +1754,8 @@ async fn the_other_side_of_a_held_market_is_refused_before_signing() {
     );
     assert_eq!(signers(&out), 0, "nothing was signed");
     // The other market is its own: a BTC short opens.
-    let out = user.run(&[&short("BTC")[..], &["--json"]].concat()).await;
+    let out = user
+        .run(&[&open_args("BTC", "short", "100", "10")[..], &["--json"]].concat())
+        .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
