@@ -1,14 +1,14 @@
 //! The UI's state and its rules, apart from any terminal: `App` folds network messages and keys;
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
-pub mod action;
+pub(crate) mod action;
 pub mod alerts;
-pub mod freshness;
-pub mod gate;
-pub mod settlement;
-pub mod state;
-pub mod tab;
-pub mod ticket;
+pub(crate) mod freshness;
+pub(crate) mod gate;
+pub(crate) mod settlement;
+pub(crate) mod state;
+pub(crate) mod tab;
+pub(crate) mod ticket;
 
 pub use action::{Action, Command, Effect, Keymap, Message, SubmitReport};
 pub use freshness::Freshness;

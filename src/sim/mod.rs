@@ -4,10 +4,10 @@
 
 mod controls;
 mod crowd;
-pub mod engine;
+pub(crate) mod engine;
 mod exchange;
 mod http;
-pub mod intake;
+pub(crate) mod intake;
 mod market;
 mod reads;
 mod rng;

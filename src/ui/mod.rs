@@ -12,7 +12,7 @@ mod header;
 mod help;
 mod history;
 pub mod keymap;
-pub mod notify;
+pub(crate) mod notify;
 mod pending;
 mod positions;
 mod protocol;
