@@ -10,9 +10,9 @@ pub(crate) mod state;
 pub(crate) mod tab;
 pub(crate) mod ticket;
 
-pub use action::{Action, Command, Effect, Keymap, Message, SubmitReport};
+pub(crate) use action::Command;
+pub use action::{Action, Effect, Keymap, Message, SubmitReport};
 pub use freshness::Freshness;
-pub use gate::{Connection, KeyState};
-pub use state::{App, Dialog, KeyStatus, Mode, Toast};
+pub(crate) use gate::KeyState;
+pub use state::{App, Dialog, KeyStatus, Mode};
 pub use tab::Tab;
-pub use ticket::{PreTrade, Ticket};

@@ -10,4 +10,4 @@ pub(crate) mod orders;
 pub mod sse;
 pub mod stream;
 
-pub use http::{ExchangeHttp, FetchError, HttpConfig, NoAnswer};
+pub use http::{ExchangeHttp, FetchError, HttpConfig};

@@ -14,5 +14,4 @@ mod rng;
 mod settle;
 
 pub use engine::{Engine, SimConfig};
-pub use exchange::Exchange;
-pub use http::{FaultSpec, Shared, SimServer};
+pub use http::SimServer;

@@ -7,13 +7,13 @@ mod mint;
 mod price;
 mod valuation;
 
-pub use bust::{bust_price, is_liquidated, risk_bps, room_to_bust, zero_equity_price};
-pub use limits::{
-    Capacity, CapacityLimit, OpenCheck, OpenFunds, OpenRejection, check_open, oi_headroom,
-    open_capacity,
-};
-pub use mint::{MINT_CLIFF, MINT_DECAY, MINT_RATE, mint_amount, mint_rate, tail_progress};
-pub use price::{MathError, mid, price_raw_from_text};
-pub use valuation::{
-    LOSS_FEE_RATE, Valuation, deadband, loss_fee, move_pnl, settlement_exit, value_close,
-};
+pub use bust::{bust_price, is_liquidated, zero_equity_price};
+pub(crate) use bust::{risk_bps, room_to_bust};
+pub(crate) use limits::{Capacity, OpenCheck, OpenFunds, OpenRejection, check_open, open_capacity};
+pub(crate) use mint::tail_progress;
+pub use mint::{MINT_CLIFF, MINT_DECAY, MINT_RATE, mint_amount, mint_rate};
+pub(crate) use price::MathError;
+pub(crate) use price::mid;
+pub use price::price_raw_from_text;
+pub use valuation::{LOSS_FEE_RATE, deadband, value_close};
+pub(crate) use valuation::{Valuation, loss_fee, move_pnl};
