@@ -5,12 +5,12 @@
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// Seconds since the Unix epoch (0 for a time before it).
-pub fn unix_s(t: SystemTime) -> u64 {
+pub(crate) fn unix_s(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Milliseconds since the Unix epoch (0 for a time before it).
-pub fn unix_ms(t: SystemTime) -> u64 {
+pub(crate) fn unix_ms(t: SystemTime) -> u64 {
     t.duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
@@ -19,7 +19,7 @@ pub fn now_unix_s() -> u64 {
     unix_s(SystemTime::now())
 }
 
-pub fn now_unix_ms() -> u64 {
+pub(crate) fn now_unix_ms() -> u64 {
     unix_ms(SystemTime::now())
 }
 

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub const DEFAULT_API_URL: &str = "https://exchange.papertrade.xyz";
-pub const DEFAULT_INFO_URL: &str = "https://api.hyperliquid.xyz/info";
+pub(crate) const DEFAULT_API_URL: &str = "https://exchange.papertrade.xyz";
+pub(crate) const DEFAULT_INFO_URL: &str = "https://api.hyperliquid.xyz/info";
 
 /// The config file's keys. Unknown keys are refused so a typo is not silently ignored.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
@@ -48,11 +48,11 @@ pub struct DeadlineConfig {
 /// The range a configured deadline must fall in. Under half a minute an intent can expire in an
 /// ordinary queue; over an hour is beyond what the SDK signs, and whether the relayer accepts a
 /// longer horizon is not known (protocol.md §10, question 11).
-pub const DEADLINE_RANGE_S: std::ops::RangeInclusive<u64> = 30..=3600;
+pub(crate) const DEADLINE_RANGE_S: std::ops::RangeInclusive<u64> = 30..=3600;
 
 impl DeadlineConfig {
     /// The configured deadlines over the defaults, or the first key out of range.
-    pub fn deadlines(&self) -> Result<crate::protocol::order::Deadlines, String> {
+    pub(crate) fn deadlines(&self) -> Result<crate::protocol::order::Deadlines, String> {
         let mut d = crate::protocol::order::Deadlines::default();
         for (key, value, slot) in [
             ("open_s", self.open_s, &mut d.open_s),
@@ -115,7 +115,7 @@ const MAX_COOLDOWN_S: u64 = 86_400;
 
 impl AlertsConfig {
     /// Every value in range, each problem named by its key.
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         if let Some(t) = &self.thresholds_bps {
             if t.is_empty() {
                 return Err(
@@ -163,7 +163,7 @@ impl AlertsConfig {
     }
 
     /// The rules, or `None` when alerts are off.
-    pub fn rules(&self) -> Option<crate::app::alerts::Rules> {
+    pub(crate) fn rules(&self) -> Option<crate::app::alerts::Rules> {
         use crate::app::alerts::{DEFAULT_COOLDOWN, DEFAULT_REARM_PCT, DEFAULT_THRESHOLDS_BPS};
         self.enabled.then(|| {
             crate::app::alerts::Rules::new(
@@ -179,7 +179,7 @@ impl AlertsConfig {
 
     /// Where notifications go: the configured method, or for `auto` what `detect` finds. Inside
     /// tmux (`detect` says) a configured method is wrapped for passthrough too.
-    pub fn delivery(
+    pub(crate) fn delivery(
         &self,
         detect: impl FnOnce() -> crate::app::alerts::Delivery,
     ) -> crate::app::alerts::Delivery {
@@ -215,18 +215,18 @@ pub struct UiConfig {
 }
 
 impl UiConfig {
-    pub fn light(&self) -> bool {
+    pub(crate) fn light(&self) -> bool {
         self.theme
             .as_deref()
             .is_some_and(|t| t.eq_ignore_ascii_case("light"))
     }
 
-    pub fn max_fps(&self) -> u32 {
+    pub(crate) fn max_fps(&self) -> u32 {
         self.max_fps.unwrap_or(10).clamp(1, 60)
     }
 
     /// `max_mark_age_s`, checked to 1–60 s when the file is read.
-    pub fn max_mark_age(&self) -> std::time::Duration {
+    pub(crate) fn max_mark_age(&self) -> std::time::Duration {
         self.max_mark_age_s.map_or(
             crate::app::freshness::DEFAULT_MAX_MARK_AGE,
             std::time::Duration::from_secs,
@@ -257,7 +257,7 @@ fn project_dirs() -> Option<directories::ProjectDirs> {
 }
 
 /// The config file to read: `$PAPERTRADE_TUI_CONFIG`, else `<XDG config>/config.toml`.
-pub fn config_path() -> Option<PathBuf> {
+pub(crate) fn config_path() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("PAPERTRADE_TUI_CONFIG") {
         return Some(PathBuf::from(p));
     }
@@ -265,7 +265,7 @@ pub fn config_path() -> Option<PathBuf> {
 }
 
 /// The default data directory (`~/.local/share/papertrade-tui` on Linux).
-pub fn default_data_dir() -> PathBuf {
+pub(crate) fn default_data_dir() -> PathBuf {
     project_dirs()
         .map(|d| d.data_dir().to_path_buf())
         .unwrap_or_else(|| PathBuf::from(".papertrade-tui"))
@@ -274,7 +274,7 @@ pub fn default_data_dir() -> PathBuf {
 impl FileConfig {
     /// Load the config file. A missing default file is fine; a missing file named by
     /// `$PAPERTRADE_TUI_CONFIG`, an unreadable or an invalid file is an error.
-    pub fn load() -> Result<Self, ConfigError> {
+    pub(crate) fn load() -> Result<Self, ConfigError> {
         let explicit = std::env::var_os("PAPERTRADE_TUI_CONFIG").is_some();
         match config_path() {
             Some(path) if explicit || path.exists() => Self::load_from(&path),
@@ -339,7 +339,7 @@ impl FileConfig {
 }
 
 /// An http(s) URL with a host.
-pub fn check_url(url: &str) -> Result<(), String> {
+pub(crate) fn check_url(url: &str) -> Result<(), String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url:?} is not a URL ({e})"))?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(format!("{url:?} must be an http:// or https:// URL"));

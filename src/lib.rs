@@ -14,6 +14,12 @@
 //! protocol   wire types, integer math, EIP-712, orders -> intents (no I/O)
 //! sim        the exchange simulator, on protocol
 //! ```
+//!
+//! The public API is what `tests/` and `benches/` use (and `main.rs`, which calls `cli::main`):
+//! the `pub` modules below and, inside them, the items they name or that those items' public
+//! signatures expose. It is wide on purpose: the tests drive the real code through it (the
+//! simulator, the HTTP and stream clients, `App::handle`, the UI loop over a `TestBackend`), not
+//! a facade. Everything else is `pub(crate)`, so the compiler reports what nothing uses.
 
 pub mod app;
 pub mod cli;
@@ -22,11 +28,11 @@ pub mod clock;
 pub mod config;
 pub mod feed;
 pub mod keys;
-pub mod logging;
-pub mod private_files;
+pub(crate) mod logging;
+pub(crate) mod private_files;
 pub mod protocol;
 pub mod quote;
 pub mod sim;
-pub mod text;
+pub(crate) mod text;
 pub mod tui;
 pub mod ui;

@@ -12,10 +12,10 @@ use serde_json::Value;
 use crate::protocol::units::{json_number, parse_signed_scaled, round_scaled, trim_zeros};
 
 /// Leverage steps of the ladder (seed `quote_leverage_ladder`); the market maximum is added.
-pub const LADDER_LEVERAGES: [u32; 11] = [1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000];
+pub(crate) const LADDER_LEVERAGES: [u32; 11] = [1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000];
 
 /// Price moves (percent, signed in the position's favour) of the default scenario ladder.
-pub const DEFAULT_MOVES_PCT: [&str; 6] = ["0.1", "0.5", "1", "2", "5", "10"];
+pub(crate) const DEFAULT_MOVES_PCT: [&str; 6] = ["0.1", "0.5", "1", "2", "5", "10"];
 
 /// One exit scenario of a position. Amounts are wads.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,21 +31,21 @@ pub struct Scenario {
 }
 
 impl Scenario {
-    pub fn adjusted_pnl(&self, margin: u128) -> i128 {
+    pub(crate) fn adjusted_pnl(&self, margin: u128) -> i128 {
         if self.liquidated {
             -(margin as i128)
         } else {
             self.valuation.adjusted_pnl
         }
     }
-    pub fn win_fee(&self) -> u128 {
+    pub(crate) fn win_fee(&self) -> u128 {
         if self.liquidated {
             0
         } else {
             self.valuation.win_fee
         }
     }
-    pub fn net_pnl(&self, margin: u128) -> i128 {
+    pub(crate) fn net_pnl(&self, margin: u128) -> i128 {
         if self.liquidated {
             -(margin as i128)
         } else {
@@ -68,7 +68,7 @@ pub struct Position<'a> {
 
 impl<'a> Position<'a> {
     /// A position the account already holds, to value at a mark.
-    pub fn held(market: &'a Instrument, p: &crate::protocol::account::Position) -> Self {
+    pub(crate) fn held(market: &'a Instrument, p: &crate::protocol::account::Position) -> Self {
         Self {
             market,
             is_long: p.is_long,
@@ -78,11 +78,11 @@ impl<'a> Position<'a> {
         }
     }
 
-    pub fn notional(&self) -> u128 {
+    pub(crate) fn notional(&self) -> u128 {
         self.margin.saturating_mul(u128::from(self.leverage))
     }
 
-    pub fn bust(&self) -> u64 {
+    pub(crate) fn bust(&self) -> u64 {
         bust_price(
             self.entry,
             self.leverage,
@@ -111,7 +111,7 @@ impl<'a> Position<'a> {
 
     /// The §5.4 checks against `state`, with the mark for the open-interest cap and the account's
     /// funds when known.
-    pub fn validate(
+    pub(crate) fn validate(
         &self,
         state: &TradingState,
         mark: Option<u64>,
@@ -122,7 +122,7 @@ impl<'a> Position<'a> {
 
     /// This position as an open the relayer would check (from the balance, no account's
     /// positions known).
-    pub fn open_check<'s>(
+    pub(crate) fn open_check<'s>(
         &self,
         state: &'s TradingState,
         mark: Option<u64>,
@@ -146,7 +146,7 @@ impl<'a> Position<'a> {
 
     /// The default ladder: favourable and adverse moves of [`DEFAULT_MOVES_PCT`] plus the bust
     /// price itself, ordered by exit price, each exit once.
-    pub fn default_exits(&self) -> Vec<u64> {
+    pub(crate) fn default_exits(&self) -> Vec<u64> {
         let mut exits = Vec::new();
         for pct in DEFAULT_MOVES_PCT {
             for favourable in [true, false] {
@@ -169,7 +169,7 @@ impl<'a> Position<'a> {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum MoveError {
+pub(crate) enum MoveError {
     #[error("must be a percentage between -100 and 100 with at most 6 decimals, got {0:?}")]
     Invalid(String),
     #[error("moves the price to zero or below")]
@@ -179,7 +179,7 @@ pub enum MoveError {
 }
 
 /// The exit for a signed percent move: `round(entry × (100 + pct) / 100)`, half away from zero.
-pub fn exit_from_move(entry: u64, pct: &str) -> Result<u64, MoveError> {
+pub(crate) fn exit_from_move(entry: u64, pct: &str) -> Result<u64, MoveError> {
     let (negative, magnitude) =
         parse_signed_scaled(pct, 6).map_err(|_| MoveError::Invalid(pct.to_string()))?;
     const HUNDRED: u128 = 100_000_000; // 100 % at 1e6
@@ -217,23 +217,23 @@ fn ratio_text(numerator: i128, denominator: u128, multiplier: u128, places: u32)
 }
 
 /// `numerator / denominator × 100` rounded half away from zero to `places` decimals, as text.
-pub fn percent_text(numerator: i128, denominator: u128, places: u32) -> String {
+pub(crate) fn percent_text(numerator: i128, denominator: u128, places: u32) -> String {
     ratio_text(numerator, denominator, 100, places)
 }
 
 /// As [`percent_text`], an exact JSON number.
-pub fn percent_json(numerator: i128, denominator: u128, places: u32) -> Value {
+pub(crate) fn percent_json(numerator: i128, denominator: u128, places: u32) -> Value {
     json_number(trim_zeros(&percent_text(numerator, denominator, places)))
 }
 
 /// `numerator / denominator` (a fraction, not ×100) rounded to `places`, as an exact JSON number.
-pub fn fraction_json(numerator: i128, denominator: u128, places: u32) -> Value {
+pub(crate) fn fraction_json(numerator: i128, denominator: u128, places: u32) -> Value {
     json_number(trim_zeros(&ratio_text(numerator, denominator, 1, places)))
 }
 
 /// The leverages of a ladder for a market whose ceiling is `max`: the standard steps up to the
 /// ceiling, then the ceiling itself.
-pub fn ladder_leverages(max: u32) -> Vec<u32> {
+pub(crate) fn ladder_leverages(max: u32) -> Vec<u32> {
     let mut steps: Vec<u32> = LADDER_LEVERAGES
         .iter()
         .copied()

@@ -107,7 +107,7 @@ pub enum Command {
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub const ALL: [Command; 14] = [
+    pub(crate) const ALL: [Command; 14] = [
         Command::Long,
         Command::Short,
         Command::Margin,
@@ -136,7 +136,7 @@ impl Command {
         serde_json::from_value(serde_json::Value::String(name.to_string())).ok()
     }
 
-    pub fn default_key(self) -> char {
+    pub(crate) fn default_key(self) -> char {
         match self {
             Command::Long => 'b',
             Command::Short => 's',
@@ -269,13 +269,13 @@ impl Keymap {
     }
 
     /// The command on character `c` (letters either case), if any.
-    pub fn command_on(&self, c: char) -> Option<Command> {
+    pub(crate) fn command_on(&self, c: char) -> Option<Command> {
         let c = c.to_ascii_lowercase();
         self.keys.iter().find(|(k, _)| *k == c).map(|(_, cmd)| *cmd)
     }
 
     /// The key a command is on, as a person reads it.
-    pub fn key_of(&self, command: Command) -> String {
+    pub(crate) fn key_of(&self, command: Command) -> String {
         self.keys
             .iter()
             .find(|(_, c)| *c == command)
@@ -284,7 +284,7 @@ impl Keymap {
     }
 
     /// Every command with its current key, in help order.
-    pub fn bindings(&self) -> impl Iterator<Item = (String, Command)> + '_ {
+    pub(crate) fn bindings(&self) -> impl Iterator<Item = (String, Command)> + '_ {
         self.keys.iter().map(|(k, c)| (key_name(*k), *c))
     }
 }

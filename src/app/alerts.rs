@@ -37,7 +37,7 @@ pub enum Method {
 }
 
 impl Method {
-    pub fn parse(name: &str) -> Option<Self> {
+    pub(crate) fn parse(name: &str) -> Option<Self> {
         Some(match name {
             "osc9" => Method::Osc9,
             "osc777" => Method::Osc777,
@@ -78,7 +78,7 @@ pub struct Rules {
 
 impl Rules {
     /// Thresholds in any order (duplicates dropped).
-    pub fn new(thresholds_bps: &[u32], cooldown: Duration, rearm_pct: u32) -> Self {
+    pub(crate) fn new(thresholds_bps: &[u32], cooldown: Duration, rearm_pct: u32) -> Self {
         let set: BTreeSet<u32> = thresholds_bps.iter().copied().collect();
         Self {
             thresholds_bps: set.into_iter().rev().collect(),
@@ -87,15 +87,16 @@ impl Rules {
         }
     }
 
-    pub fn thresholds_bps(&self) -> &[u32] {
+    #[cfg(test)]
+    pub(crate) fn thresholds_bps(&self) -> &[u32] {
         &self.thresholds_bps
     }
 }
 
 /// The defaults `config.example.toml` explains: 5%, 2%, 0.5%; one minute; 20%.
-pub const DEFAULT_THRESHOLDS_BPS: [u32; 3] = [500, 200, 50];
-pub const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
-pub const DEFAULT_REARM_PCT: u32 = 20;
+pub(crate) const DEFAULT_THRESHOLDS_BPS: [u32; 3] = [500, 200, 50];
+pub(crate) const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
+pub(crate) const DEFAULT_REARM_PCT: u32 = 20;
 
 impl Default for Rules {
     fn default() -> Self {
@@ -105,7 +106,7 @@ impl Default for Rules {
 
 /// One position's distance to bust now.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Reading {
+pub(crate) struct Reading {
     pub position_id: U256,
     pub market: String,
     pub is_long: bool,
@@ -131,7 +132,7 @@ impl Reading {
 
 /// The readings of every open position with a listed market and a mark (the rest cannot be
 /// measured and are left out).
-pub fn readings(
+pub(crate) fn readings(
     positions: &[Position],
     state: &TradingState,
     marks: &BTreeMap<u32, u64>,
@@ -158,13 +159,13 @@ pub fn readings(
 /// A threshold crossed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Alert {
-    pub reading: Reading,
+    pub(crate) reading: Reading,
     pub threshold_bps: u32,
 }
 
 impl Alert {
     /// "BTC ▲ 10x #17: 0.42% to bust (below 0.5%)"; the market name is the exchange's text.
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         let r = &self.reading;
         format!(
             "{} {} {}x #{}: {}% to bust (below {})",
@@ -180,7 +181,7 @@ impl Alert {
 
 impl Alert {
     /// The notification for it (the title names the program: OSC 9 shows the body alone).
-    pub fn notice(&self, delivery: Delivery) -> Notice {
+    pub(crate) fn notice(&self, delivery: Delivery) -> Notice {
         Notice {
             delivery,
             title: "papertrade-tui: near bust".into(),
@@ -190,7 +191,7 @@ impl Alert {
 }
 
 /// Basis points as a short percent: 500 → "5%", 50 → "0.5%", 5 → "0.05%".
-pub fn bps_text(bps: u32) -> String {
+pub(crate) fn bps_text(bps: u32) -> String {
     let whole = bps / 100;
     let frac = bps % 100;
     if frac == 0 {
@@ -215,20 +216,16 @@ pub struct Alerts {
 }
 
 impl Alerts {
-    pub fn new(rules: Rules) -> Self {
+    pub(crate) fn new(rules: Rules) -> Self {
         Self {
             rules,
             arms: BTreeMap::new(),
         }
     }
 
-    pub fn rules(&self) -> &Rules {
-        &self.rules
-    }
-
     /// Fold the readings of every measurable position at `now`; the alerts to raise. A position
     /// missing from `readings` is forgotten (closed, or no longer measurable).
-    pub fn observe(&mut self, readings: &[Reading], now: SystemTime) -> Vec<Alert> {
+    pub(crate) fn observe(&mut self, readings: &[Reading], now: SystemTime) -> Vec<Alert> {
         let present: BTreeSet<U256> = readings.iter().map(|r| r.position_id).collect();
         self.arms.retain(|id, _| present.contains(id));
         let rules = &self.rules;

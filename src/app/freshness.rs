@@ -45,7 +45,7 @@ impl Freshness {
     }
 
     /// A failure of `source`, shown until it next succeeds.
-    pub fn record_error(&mut self, source: Source, error: String) {
+    pub(crate) fn record_error(&mut self, source: Source, error: String) {
         self.last_error.insert(source, error);
     }
 

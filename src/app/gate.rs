@@ -12,7 +12,7 @@ use super::state::App;
 
 /// How the exchange looks from here, worst first.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Connection {
+pub(crate) enum Connection {
     /// Nothing has arrived yet.
     Connecting,
     /// Neither the market polls nor the account stream are getting answers.
@@ -33,7 +33,7 @@ impl Connection {
         }
     }
 
-    pub fn is_up(&self) -> bool {
+    pub(crate) fn is_up(&self) -> bool {
         *self == Connection::Up
     }
 }
@@ -58,7 +58,7 @@ pub enum KeyState {
 
 impl App {
     /// One status for the stream, the polls and the relayer, at `now`.
-    pub fn connection(&self, now: SystemTime) -> Connection {
+    pub(crate) fn connection(&self, now: SystemTime) -> Connection {
         let age = |s| self.freshness.age(s, now);
         let stale = |s| age(s).is_none_or(|a| a > STALE_AFTER);
         if self.trading.is_none() && self.account.is_none() {
@@ -125,7 +125,7 @@ impl App {
     }
 
     /// The session key, followed on the account stream (`sessionKeys`), at unix second `now_s`.
-    pub fn key_state(&self, now_s: u64) -> KeyState {
+    pub(crate) fn key_state(&self, now_s: u64) -> KeyState {
         let Some(key) = &self.key else {
             return KeyState::Missing;
         };
@@ -156,7 +156,11 @@ impl App {
 
     /// Why nothing may be signed at `now`, if so: the key and the relayer (every order), and for
     /// an open also the age of its market's mark.
-    pub fn trade_gate(&self, open_instrument: Option<u32>, now: SystemTime) -> Result<(), String> {
+    pub(crate) fn trade_gate(
+        &self,
+        open_instrument: Option<u32>,
+        now: SystemTime,
+    ) -> Result<(), String> {
         match self.key_state(crate::clock::unix_s(now)) {
             KeyState::Valid { .. } | KeyState::Registering => {}
             KeyState::Missing => {

@@ -1,21 +1,20 @@
 //! The UI's state and its rules, apart from any terminal: `App` folds network messages and keys;
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
-pub mod action;
+pub(crate) mod action;
 pub mod alerts;
-pub mod freshness;
-pub mod gate;
-pub mod messages;
-pub mod settlement;
-pub mod state;
-pub mod tab;
-pub mod ticket;
-pub mod valuation;
+pub(crate) mod freshness;
+pub(crate) mod gate;
+pub(crate) mod messages;
+pub(crate) mod settlement;
+pub(crate) mod state;
+pub(crate) mod tab;
+pub(crate) mod ticket;
+pub(crate) mod valuation;
 
-pub use action::{Action, Command, Effect, Keymap, Message, SubmitReport};
+pub(crate) use action::Command;
+pub use action::{Action, Effect, Keymap, Message, SubmitReport};
 pub use freshness::Freshness;
-pub use gate::{Connection, KeyState};
-pub use messages::{MessageLog, Toast};
+pub(crate) use gate::KeyState;
 pub use state::{App, Dialog, KeyStatus, Mode};
 pub use tab::Tab;
-pub use ticket::{PreTrade, Ticket};

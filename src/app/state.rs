@@ -31,7 +31,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    pub fn badge(self) -> &'static str {
+    pub(crate) fn badge(self) -> &'static str {
         match self {
             Mode::Live => "LIVE",
             Mode::Watch => "WATCH",
@@ -39,7 +39,7 @@ impl Mode {
         }
     }
 
-    pub fn can_trade(self) -> bool {
+    pub(crate) fn can_trade(self) -> bool {
         !matches!(self, Mode::Watch)
     }
 }
@@ -71,7 +71,7 @@ pub enum Dialog {
 
 impl Dialog {
     /// The market of an open (whose mark must be fresh to sign it).
-    pub fn open_instrument(&self) -> Option<u32> {
+    pub(crate) fn open_instrument(&self) -> Option<u32> {
         match self {
             Dialog::Open { instrument_id, .. } => Some(*instrument_id),
             _ => None,
@@ -79,7 +79,7 @@ impl Dialog {
     }
 
     /// A short name of the order, for toasts.
-    pub fn what(&self) -> String {
+    pub(crate) fn what(&self) -> String {
         match self {
             Dialog::Open {
                 symbol, leverage, ..
@@ -90,7 +90,7 @@ impl Dialog {
     }
 
     /// The order confirming this dialog runs: exactly the values it shows.
-    pub fn order(&self) -> Order {
+    pub(crate) fn order(&self) -> Order {
         match self {
             Dialog::Open {
                 instrument_id,
@@ -140,7 +140,7 @@ pub struct App {
     /// Place in the relayer queue of each queued intent of the wallet.
     pub queue_ranks: BTreeMap<B256, u64>,
     /// The wallet's trades in the protocol's recent feed, newest first.
-    pub my_trades: Vec<crate::protocol::stats::TradeEvent>,
+    pub(crate) my_trades: Vec<crate::protocol::stats::TradeEvent>,
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
@@ -529,7 +529,10 @@ impl App {
 
     /// Fold what carrying out an order produced: track what may be queued, say what happened.
     /// Returns the intents whose fate the stream had already reported.
-    pub fn on_submitted(&mut self, report: super::action::SubmitReport) -> Vec<(B256, Resolution)> {
+    pub(crate) fn on_submitted(
+        &mut self,
+        report: super::action::SubmitReport,
+    ) -> Vec<(B256, Resolution)> {
         for (text, error) in report.toasts {
             self.toast(text, error);
         }
@@ -709,21 +712,23 @@ impl App {
         })
     }
 
-    pub fn positions(&self) -> &[crate::protocol::account::Position] {
+    pub(crate) fn positions(&self) -> &[crate::protocol::account::Position] {
         self.account
             .as_ref()
             .map_or(&[], |a| a.open_positions.as_slice())
     }
 
     /// The ticket's market and its mark, when both are known.
-    pub fn ticket_market(&self) -> Option<(&crate::protocol::trading::Instrument, Option<u64>)> {
+    pub(crate) fn ticket_market(
+        &self,
+    ) -> Option<(&crate::protocol::trading::Instrument, Option<u64>)> {
         let state = self.trading.as_ref()?;
         let m = state.instruments.get(self.ticket.market)?;
         Some((m, self.marks.get(&m.id).copied()))
     }
 
     /// Toggle the mark on the highlighted position (Space).
-    pub fn toggle_marked(&mut self) {
+    pub(crate) fn toggle_marked(&mut self) {
         if let Some(p) = self.positions().get(self.position_cursor).map(|p| p.id) {
             if !self.marked.remove(&p) {
                 self.marked.insert(p);

@@ -9,11 +9,11 @@ pub enum Tab {
 }
 
 impl Tab {
-    pub fn previous(self) -> Self {
+    pub(crate) fn previous(self) -> Self {
         self.next().next().next()
     }
 
-    pub fn next(self) -> Self {
+    pub(crate) fn next(self) -> Self {
         match self {
             Tab::Trade => Tab::Positions,
             Tab::Positions => Tab::History,

@@ -59,7 +59,7 @@ pub struct PreTrade<'a> {
 
 impl Ticket {
     /// The margin as a wad, or why it is not one.
-    pub fn margin(&self) -> Result<u128, String> {
+    pub(crate) fn margin(&self) -> Result<u128, String> {
         let text = self.margin_text.trim();
         if text.is_empty() {
             return Err("enter a margin".into());
@@ -88,7 +88,7 @@ impl Ticket {
     }
 
     /// Accept a typed character into the margin field (digits, one point, commas ignored).
-    pub fn type_char(&mut self, c: char) {
+    pub(crate) fn type_char(&mut self, c: char) {
         self.defaults = false;
         let has_point = self.margin_text.contains('.');
         if (c.is_ascii_digit() || (c == '.' && !has_point)) && self.margin_text.len() < 16 {
@@ -96,18 +96,18 @@ impl Ticket {
         }
     }
 
-    pub fn backspace(&mut self) {
+    pub(crate) fn backspace(&mut self) {
         self.defaults = false;
         self.margin_text.pop();
     }
 
     /// Leverage up or down by `delta`, kept within 1..=`ceiling`.
-    pub fn nudge_leverage(&mut self, delta: i64, ceiling: u32) {
+    pub(crate) fn nudge_leverage(&mut self, delta: i64, ceiling: u32) {
         let next = (i64::from(self.leverage) + delta).clamp(1, i64::from(ceiling.max(1)));
         self.leverage = next as u32;
     }
 
-    pub fn next_market(&mut self, count: usize) {
+    pub(crate) fn next_market(&mut self, count: usize) {
         if count > 0 {
             self.market = (self.market + 1) % count;
         }

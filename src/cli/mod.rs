@@ -22,7 +22,7 @@ use crate::client::{ExchangeHttp, HttpConfig};
 use crate::config::{self, FileConfig};
 
 pub use interactive::{prepare as ui_prepare, setup as ui_setup};
-pub use output::CliError;
+pub(crate) use output::CliError;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -31,7 +31,7 @@ pub use output::CliError;
     about = "Trade Papertrade perps from a terminal (unofficial). 1000x leverage can lose the whole margin.",
     propagate_version = true
 )]
-pub struct Cli {
+pub(crate) struct Cli {
     /// Print JSON for programs instead of tables (errors too).
     #[arg(long, global = true)]
     pub json: bool,
@@ -84,7 +84,7 @@ pub struct PrefillArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Every market: mark, status, leverage and size limits, open interest and caps, minimums, fee.
     Markets,
     /// Quote an open: bust price, whether the relayer would accept it, and what a close pays.
@@ -142,7 +142,7 @@ impl Command {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum KeyCommand {
+pub(crate) enum KeyCommand {
     /// Generate a fresh session key for the owner and store it (keyring, else keystore file).
     New(NewKeyArgs),
     /// Register the session key: the owner's wallet signs RegisterSessionKey.
@@ -154,7 +154,7 @@ pub enum KeyCommand {
 }
 
 #[derive(Debug, Args)]
-pub struct NewKeyArgs {
+pub(crate) struct NewKeyArgs {
     /// Replace a stored key even if the exchange has it registered and unexpired (the new key
     /// then needs the owner's signature, `key register`, before it can trade).
     #[arg(long)]
@@ -163,7 +163,7 @@ pub struct NewKeyArgs {
 
 /// How the owner's wallet signs (register, withdraw).
 #[derive(Debug, Args)]
-pub struct OwnerSigning {
+pub(crate) struct OwnerSigning {
     /// The owner's keystore file (Foundry/geth format); passphrase prompted or from
     /// PAPERTRADE_TUI_OWNER_PASSPHRASE.
     #[arg(
@@ -182,7 +182,7 @@ pub struct OwnerSigning {
 
 /// How long a writing command follows the account stream for its intents' fate.
 #[derive(Debug, Args, Clone, Copy)]
-pub struct WaitArgs {
+pub(crate) struct WaitArgs {
     /// Seconds to follow the account stream for the outcome before exiting 5 (still pending);
     /// 0 returns right after sending. Nothing is ever resent.
     #[arg(long = "wait", value_name = "SECS", default_value_t = 90,
@@ -191,13 +191,13 @@ pub struct WaitArgs {
 }
 
 impl WaitArgs {
-    pub fn duration(self) -> std::time::Duration {
+    pub(crate) fn duration(self) -> std::time::Duration {
         std::time::Duration::from_secs(self.secs)
     }
 }
 
 #[derive(Debug, Args)]
-pub struct RegisterArgs {
+pub(crate) struct RegisterArgs {
     #[command(flatten)]
     pub signing: OwnerSigning,
     #[command(flatten)]
@@ -208,14 +208,14 @@ pub struct RegisterArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct PositionsArgs {
+pub(crate) struct PositionsArgs {
     /// Keep streaming changes until Ctrl-C.
     #[arg(long)]
     pub follow: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct OpenArgs {
+pub(crate) struct OpenArgs {
     #[command(flatten)]
     pub position: MarketArgs,
     /// Whole-number leverage, 1 to the market maximum.
@@ -232,7 +232,7 @@ pub struct OpenArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CloseArgs {
+pub(crate) struct CloseArgs {
     /// Position ids to close.
     #[arg(
         value_name = "POSITION_ID",
@@ -251,7 +251,7 @@ pub struct CloseArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CancelArgs {
+pub(crate) struct CancelArgs {
     /// The queued intent's id (0x + 64 hex).
     #[arg(value_name = "INTENT_ID")]
     pub intent_id: String,
@@ -263,7 +263,7 @@ pub struct CancelArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct WithdrawArgs {
+pub(crate) struct WithdrawArgs {
     /// USDC to withdraw (at least 10, at most 6 decimals).
     #[arg(long)]
     pub amount: String,
@@ -277,7 +277,7 @@ pub struct WithdrawArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct SimArgs {
+pub(crate) struct SimArgs {
     /// Address to listen on (loopback by default).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
@@ -285,14 +285,14 @@ pub struct SimArgs {
     #[arg(long, default_value_t = 8787)]
     pub port: u16,
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
     /// Serve only the real API: no /sim/* practice controls.
     #[arg(long)]
     pub no_controls: bool,
 }
 
 #[derive(Debug, Args)]
-pub struct EngineArgs {
+pub(crate) struct EngineArgs {
     /// Seed of the price walk and the crowd: the same seed gives the same market.
     #[arg(long)]
     pub seed: Option<u64>,
@@ -326,16 +326,16 @@ pub struct EngineArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct DemoArgs {
+pub(crate) struct DemoArgs {
     #[command(flatten)]
-    pub engine: EngineArgs,
+    pub(crate) engine: EngineArgs,
     /// Starting balance of the demo wallet in USD.
     #[arg(long, default_value = "10000")]
     pub balance: String,
 }
 
 #[derive(Debug, Args)]
-pub struct MarketArgs {
+pub(crate) struct MarketArgs {
     /// Market symbol or id (BTC, ETH, 0, 1).
     #[arg(long)]
     pub market: String,
@@ -348,7 +348,7 @@ pub struct MarketArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct QuoteArgs {
+pub(crate) struct QuoteArgs {
     #[command(flatten)]
     pub position: MarketArgs,
     /// Whole-number leverage, 1 to 1000.
@@ -369,7 +369,7 @@ pub struct QuoteArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct LadderArgs {
+pub(crate) struct LadderArgs {
     #[command(flatten)]
     pub position: MarketArgs,
     /// Entry price in USD (default: the live mark; required with --offline).
@@ -381,7 +381,7 @@ pub struct LadderArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct CloseQuoteArgs {
+pub(crate) struct CloseQuoteArgs {
     #[command(flatten)]
     pub position: MarketArgs,
     /// The position's leverage.
@@ -399,7 +399,7 @@ pub struct CloseQuoteArgs {
 }
 
 #[derive(Debug, Args)]
-pub struct TypedDataArgs {
+pub(crate) struct TypedDataArgs {
     /// RegisterSessionKey, OpenPosition, Close, WithdrawToCore, Stake, Unstake, Claim or CancelIntent.
     #[arg(long = "type", value_name = "TYPE")]
     pub kind: String,

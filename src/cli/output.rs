@@ -89,14 +89,14 @@ pub fn expect_outcomes<'a>(
 }
 
 impl CliError {
-    pub fn input(field: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn input(field: &str, message: impl Into<String>) -> Self {
         CliError::Input {
             field: field.to_string(),
             message: message.into(),
         }
     }
 
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             CliError::Input { .. } => "invalid_argument",
             CliError::Usage(_) => "usage",
@@ -114,7 +114,7 @@ impl CliError {
     }
 
     /// 2: the caller must change something; 1: the world failed, trying later may work.
-    pub fn exit_code(&self) -> ExitCode {
+    pub(crate) fn exit_code(&self) -> ExitCode {
         match self {
             CliError::Input { .. } | CliError::Usage(_) | CliError::Config(_) => ExitCode::from(2),
             CliError::Network(_) | CliError::Malformed(_) | CliError::Local(_) => ExitCode::from(1),
@@ -128,7 +128,7 @@ impl CliError {
     }
 
     /// Print the error the way the caller asked for output, and return the exit code.
-    pub fn report(&self, json: bool) -> ExitCode {
+    pub(crate) fn report(&self, json: bool) -> ExitCode {
         let message = crate::text::sanitize_line(&self.to_string(), 400);
         // One JSON document per run: an unsettled result has been printed already.
         if json && !matches!(self, CliError::Unsettled { .. }) {

@@ -102,16 +102,16 @@ impl ExchangeHttp {
         }
     }
 
-    pub fn api_url(&self) -> &str {
+    pub(crate) fn api_url(&self) -> &str {
         &self.api
     }
 
-    pub fn info_url(&self) -> &str {
+    pub(crate) fn info_url(&self) -> &str {
         &self.info
     }
 
     /// `path` plus a canonical query: each parameter once, sorted by name (§2).
-    pub fn url(&self, path: &str, query: &BTreeMap<&str, String>) -> String {
+    pub(crate) fn url(&self, path: &str, query: &BTreeMap<&str, String>) -> String {
         let mut url = format!("{}{path}", self.api);
         if !query.is_empty() {
             let pairs: Vec<String> = query
@@ -125,7 +125,7 @@ impl ExchangeHttp {
     }
 
     /// GET an exchange read as text, retrying transient failures.
-    pub async fn get_text(
+    pub(crate) async fn get_text(
         &self,
         path: &str,
         query: &BTreeMap<&str, String>,
@@ -145,7 +145,7 @@ impl ExchangeHttp {
     }
 
     /// POST to the Hyperliquid info endpoint (a read, so retried like one).
-    pub async fn info_text(&self, body: &Value) -> Result<String, FetchError> {
+    pub(crate) async fn info_text(&self, body: &Value) -> Result<String, FetchError> {
         let kind = body["type"].as_str().unwrap_or("request");
         let read = Read {
             url: &self.info,
@@ -242,7 +242,7 @@ impl ExchangeHttp {
 
     /// Open `GET /state/user/live?wallet=` (the caller reads the event stream). Not retried
     /// here: the stream task owns reconnects and their backoff.
-    pub async fn open_account_stream(
+    pub(crate) async fn open_account_stream(
         &self,
         wallet: alloy_primitives::Address,
     ) -> Result<reqwest::Response, FetchError> {
@@ -300,7 +300,7 @@ impl ExchangeHttp {
     }
 
     /// `GET` any exchange read and decode it as `T`.
-    pub async fn get_json<T: serde::de::DeserializeOwned>(
+    pub(crate) async fn get_json<T: serde::de::DeserializeOwned>(
         &self,
         path: &str,
         query: &BTreeMap<&str, String>,
@@ -322,7 +322,7 @@ impl ExchangeHttp {
     }
 
     /// Hyperliquid `l2Book` for `coin`.
-    pub async fn l2_book(&self, coin: &str) -> Result<L2Book, FetchError> {
+    pub(crate) async fn l2_book(&self, coin: &str) -> Result<L2Book, FetchError> {
         let text = self
             .info_text(&json!({"type": "l2Book", "coin": coin}))
             .await?;

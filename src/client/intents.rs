@@ -32,8 +32,6 @@ pub enum Submission {
 pub enum SubmitError {
     #[error("the relayer answered with intent id {got:#x}, but this intent's id is {expected:#x}")]
     IdMismatch { expected: B256, got: B256 },
-    #[error("the relayer's answer is malformed: {0}")]
-    Malformed(String),
     #[error("the intent has no relayer route")]
     NotPostable,
     #[error("this process is read-only (--watch): nothing is sent")]
@@ -165,7 +163,7 @@ pub async fn submit<I: Intent>(
 }
 
 /// Append an intent's fate to the audit log (failures to write are logged, not fatal).
-pub fn record_fate(audit: &AuditLog, id: B256, resolution: &Resolution) {
+pub(crate) fn record_fate(audit: &AuditLog, id: B256, resolution: &Resolution) {
     let detail = match resolution {
         Resolution::Outcome(_) => "reported by the account stream",
         Resolution::SucceededWhileAway => "inferred from a resync: its effect is on the account",

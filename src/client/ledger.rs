@@ -16,7 +16,7 @@ use crate::protocol::eip712::NonceLane;
 
 /// The next nonce of each lane, per owner, in `<data>/nonces/<owner>.json`. A nonce handed out
 /// is spent even if its send fails (§4.3): the file moves on before the value is returned.
-pub struct NonceStore {
+pub(crate) struct NonceStore {
     dir: PathBuf,
 }
 
@@ -65,7 +65,7 @@ impl NonceStore {
 }
 
 /// `max(1, random 24-bit) × 256` (§4.3).
-pub fn seed_nonce() -> U256 {
+pub(crate) fn seed_nonce() -> U256 {
     let r: u32 = rand::random::<u32>() & 0x00ff_ffff;
     U256::from(u64::from(r.max(1)) * 256)
 }
@@ -121,13 +121,9 @@ impl AuditLog {
         }
     }
 
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Append `event` for `intent_id` with `fields`. Failure to write is reported, not fatal to
     /// the trade that already happened.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         event: &str,
         intent_id: Option<alloy_primitives::B256>,
@@ -155,7 +151,8 @@ impl AuditLog {
     }
 
     /// Every entry (for `--json` history and tests).
-    pub fn entries(&self) -> io::Result<Vec<Value>> {
+    #[cfg(test)]
+    pub(crate) fn entries(&self) -> io::Result<Vec<Value>> {
         let text = match fs::read_to_string(&self.path) {
             Ok(t) => t,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),

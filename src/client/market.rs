@@ -32,7 +32,7 @@ impl Default for PollRates {
 
 impl PollRates {
     /// From the config file's `[poll]` (milliseconds), bounded to sane rates.
-    pub fn from_config(poll: Option<&crate::config::PollConfig>) -> Self {
+    pub(crate) fn from_config(poll: Option<&crate::config::PollConfig>) -> Self {
         let d = Self::default();
         let ms = |v: Option<u64>, default: Duration| {
             v.map_or(default, |m| Duration::from_millis(m.clamp(250, 600_000)))
@@ -173,7 +173,7 @@ pub fn spawn_account_reads(
 }
 
 /// The 24 h reference price of every market, from hourly candles, every `every`.
-pub fn spawn_day_opens(
+pub(crate) fn spawn_day_opens(
     http: ExchangeHttp,
     every: Duration,
     events: mpsc::Sender<MarketEvent>,

@@ -1,13 +1,13 @@
 //! Network access: the exchange's HTTP API and Hyperliquid's info endpoint. Live and simulated
 //! exchanges go through the same code; only the base URL differs.
 
-pub mod http;
+pub(crate) mod http;
 pub mod intents;
 pub mod ledger;
 pub mod limits;
 pub mod market;
-pub mod orders;
+pub(crate) mod orders;
 pub mod sse;
 pub mod stream;
 
-pub use http::{ExchangeHttp, FetchError, HttpConfig, NoAnswer};
+pub use http::{ExchangeHttp, FetchError, HttpConfig};

@@ -35,7 +35,7 @@ impl Sent {
 
 /// Why nothing of an order was sent.
 #[derive(Debug, thiserror::Error)]
-pub enum OrderError {
+pub(crate) enum OrderError {
     #[error("nonce store: {0}; nothing was signed")]
     Nonce(std::io::Error),
     #[error("signing failed: {0}; nothing was sent")]

@@ -53,12 +53,12 @@ pub struct IntentWatch {
 const EARLY_OUTCOMES: usize = 256;
 
 impl IntentWatch {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// Track `id`, unless the stream already reported its fate: then that fate, at once.
-    pub fn track_or_resolve(&mut self, id: B256, closes: Vec<U256>) -> Option<Resolution> {
+    pub(crate) fn track_or_resolve(&mut self, id: B256, closes: Vec<U256>) -> Option<Resolution> {
         if let Some(i) = self.early.iter().position(|(e, _)| *e == id) {
             let (_, outcome) = self.early.remove(i).expect("index found");
             self.pending.remove(&id);
@@ -68,13 +68,13 @@ impl IntentWatch {
         None
     }
 
-    pub fn track(&mut self, id: B256) {
+    pub(crate) fn track(&mut self, id: B256) {
         self.pending.entry(id).or_default();
     }
 
     /// Track a close of `ids`: if a resync shows none of them open and the intent gone, it
     /// settled while the stream was away.
-    pub fn track_close(&mut self, id: B256, ids: Vec<U256>) {
+    pub(crate) fn track_close(&mut self, id: B256, ids: Vec<U256>) {
         self.pending.entry(id).or_default().closes = ids;
     }
 
@@ -82,13 +82,8 @@ impl IntentWatch {
         self.pending.is_empty()
     }
 
-    /// Whether `id` has been seen in the account's queue (an `unknown` send that landed).
-    pub fn seen_queued(&self, id: &B256) -> bool {
-        self.pending.get(id).is_some_and(|t| t.seen_queued)
-    }
-
     /// Fold one stream event; returns the intents it resolved.
-    pub fn on_event(&mut self, event: &StreamEvent) -> Vec<(B256, Resolution)> {
+    pub(crate) fn on_event(&mut self, event: &StreamEvent) -> Vec<(B256, Resolution)> {
         let mut resolved = Vec::new();
         match event {
             StreamEvent::Patched {

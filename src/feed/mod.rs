@@ -4,5 +4,5 @@
 //! `cli/` consume them, and neither needs the other's internals.
 
 pub mod account;
-pub mod intents;
+pub(crate) mod intents;
 pub mod market;

@@ -60,7 +60,7 @@ impl ScryptCost {
     }
 
     /// The cost `$PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N` asks for, else the standard one.
-    pub fn from_env() -> Result<Self, String> {
+    pub(crate) fn from_env() -> Result<Self, String> {
         Self::parse(std::env::var(SCRYPT_LOG_N_ENV).ok().as_deref())
     }
 
@@ -75,7 +75,8 @@ impl ScryptCost {
         }
     }
 
-    pub fn log_n(&self) -> u8 {
+    #[cfg(test)]
+    pub(crate) fn log_n(&self) -> u8 {
         self.log_n
     }
 }

@@ -23,15 +23,13 @@ use crate::private_files as files;
 use alloy_primitives::Address;
 use serde::{Deserialize, Serialize};
 
-pub use keystore::{
-    MAX_SCRYPT_LOG_N, MIN_SCRYPT_LOG_N, SCRYPT_LOG_N_ENV, STANDARD_SCRYPT_LOG_N, ScryptCost,
-    load_owner_keystore,
-};
-pub use prompt::prompt_passphrase;
+pub use keystore::load_owner_keystore;
+pub(crate) use keystore::{MIN_SCRYPT_LOG_N, ScryptCost};
+pub(crate) use prompt::prompt_passphrase;
 pub use session::SessionKeys;
 
 /// The environment variable that holds the session keystore's passphrase for automation.
-pub const PASSPHRASE_ENV: &str = "PAPERTRADE_TUI_PASSPHRASE";
+pub(crate) const PASSPHRASE_ENV: &str = "PAPERTRADE_TUI_PASSPHRASE";
 
 /// Where a session key's secret is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -45,7 +43,7 @@ pub enum Backend {
 
 impl Backend {
     /// The short name used by `--key-backend` and in JSON output.
-    pub fn label(&self) -> &'static str {
+    pub(crate) fn label(&self) -> &'static str {
         match self {
             Backend::Keyring => "keyring",
             Backend::Keystore => "keystore",
@@ -73,7 +71,7 @@ impl Passphrase {
 
     /// The passphrase in `var`, if that is set and not empty. An empty value counts as unset so
     /// that `VAR=` in a script falls back to the prompt instead of encrypting with "".
-    pub fn from_env(var: &str) -> Option<Self> {
+    pub(crate) fn from_env(var: &str) -> Option<Self> {
         let text = std::env::var(var).ok()?;
         if text.is_empty() {
             None
@@ -82,7 +80,7 @@ impl Passphrase {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 

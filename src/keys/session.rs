@@ -29,19 +29,21 @@ impl SessionKeys {
 
     /// Write new keystore files at `cost` instead of the standard one (reading always uses the
     /// parameters in the file, so keys written at any cost still unlock).
-    pub fn with_scrypt(mut self, cost: keystore::ScryptCost) -> Self {
+    pub(crate) fn with_scrypt(mut self, cost: keystore::ScryptCost) -> Self {
         self.scrypt = cost;
         self
     }
 
     /// The directory the key files live in.
-    pub fn dir(&self) -> &Path {
+    #[cfg(test)]
+    pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
     /// Which backend a new key would go to: the forced one, else the keyring if a credential
     /// store is set up, else the keystore file.
-    pub fn preferred_backend(&self) -> Backend {
+    #[cfg(test)]
+    pub(crate) fn preferred_backend(&self) -> Backend {
         match self.forced {
             Some(backend) => backend,
             None if os_keyring::available() => Backend::Keyring,
@@ -53,7 +55,7 @@ impl SessionKeys {
     /// remove any previous key of that owner from the other backend. `passphrase` is called
     /// only when the keystore file is used, including when a keyring write fails and the key
     /// falls back to the file (only without a forced backend).
-    pub fn generate(
+    pub(crate) fn generate(
         &self,
         owner: Address,
         expiry: u64,
@@ -78,7 +80,7 @@ impl SessionKeys {
     }
 
     /// The metadata only: no unlock, no keyring access. `None` if no key is stored.
-    pub fn meta(&self, owner: Address) -> Result<Option<KeyMeta>, KeyError> {
+    pub(crate) fn meta(&self, owner: Address) -> Result<Option<KeyMeta>, KeyError> {
         let path = self.meta_path(owner);
         let Some(bytes) = files::read_optional(&path)? else {
             return Ok(None);
@@ -131,7 +133,7 @@ impl SessionKeys {
     /// Remove the key from every backend it may be in, whatever the metadata says, then the
     /// metadata. Returns the backends that held a secret. Every removal is attempted; the first
     /// failure is returned after the others ran.
-    pub fn clear(&self, owner: Address) -> Result<Vec<Backend>, KeyError> {
+    pub(crate) fn clear(&self, owner: Address) -> Result<Vec<Backend>, KeyError> {
         let mut tally = Tally::default();
         tally.removed(Backend::Keyring, self.clear_keyring(owner));
         tally.removed(

@@ -8,6 +8,7 @@ use std::path::Path;
 use alloy_primitives::{Address, hex};
 use alloy_signer_local::PrivateKeySigner;
 
+use super::keystore::{MAX_SCRYPT_LOG_N, SCRYPT_LOG_N_ENV, STANDARD_SCRYPT_LOG_N};
 use super::*;
 
 const PASS: &str = "correct horse battery staple";

@@ -64,7 +64,7 @@ impl Position {
         })
     }
 
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         json!([
             self.id.to_string(),
             self.instrument_id,
@@ -80,7 +80,7 @@ impl Position {
     }
 
     /// margin × leverage, wad.
-    pub fn notional(&self) -> u128 {
+    pub(crate) fn notional(&self) -> u128 {
         self.margin.saturating_mul(u128::from(self.leverage))
     }
 }
@@ -140,7 +140,7 @@ impl Operation {
         Ok(op)
     }
 
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         json!([
             format!("{:#x}", self.intent_id),
             self.action,
@@ -190,7 +190,7 @@ impl ClosedPosition {
         })
     }
 
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         json!([
             self.id.to_string(),
             self.instrument_id,
@@ -226,7 +226,7 @@ impl Outcome {
         }
     }
 
-    pub fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         [
             Outcome::Succeeded,
             Outcome::Failed,
@@ -256,7 +256,7 @@ impl IntentOutcome {
         Ok(IntentOutcome { intent_id, outcome })
     }
 
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         json!([format!("{:#x}", self.intent_id), self.outcome.label()])
     }
 }
@@ -270,7 +270,7 @@ pub struct SessionKeyEntry {
 }
 
 impl SessionKeyEntry {
-    pub fn from_wire(value: &Value) -> Result<Self, DecodeError> {
+    pub(crate) fn from_wire(value: &Value) -> Result<Self, DecodeError> {
         let mut t = Tuple::new("sessionKey", value, 2)?;
         let key = t.with_str("keyAddress", parse_address)?;
         Ok(SessionKeyEntry {
@@ -559,7 +559,7 @@ impl AccountState {
 
     /// The queued close intent of position `id`, if one is waiting in the relayer's queue: the
     /// relayer refuses a second close of it (`position_closing`), and with it the whole batch.
-    pub fn queued_close_of(&self, id: U256) -> Option<B256> {
+    pub(crate) fn queued_close_of(&self, id: U256) -> Option<B256> {
         self.operations
             .iter()
             .find(|o| {
@@ -576,7 +576,7 @@ impl AccountState {
     }
 
     /// Apply a patch atomically: on any error the state is unchanged.
-    pub fn apply(&mut self, patch: &Patch) -> Result<(), SyncError> {
+    pub(crate) fn apply(&mut self, patch: &Patch) -> Result<(), SyncError> {
         if patch.address != self.address {
             return Err(SyncError::ForeignAddress {
                 expected: self.address,
@@ -688,10 +688,6 @@ impl AccountFold {
             wallet,
             state: None,
         }
-    }
-
-    pub fn wallet(&self) -> Address {
-        self.wallet
     }
 
     pub fn state(&self) -> Option<&AccountState> {

@@ -21,7 +21,7 @@ pub struct Level {
 
 impl L2Book {
     /// Best bid and ask as raw prices at `price_scale`.
-    pub fn best_raw(&self, price_scale: u64) -> Result<(u64, u64), MathError> {
+    pub(crate) fn best_raw(&self, price_scale: u64) -> Result<(u64, u64), MathError> {
         let bid = self.levels.0.first().ok_or(MathError::EmptyBook)?;
         let ask = self.levels.1.first().ok_or(MathError::EmptyBook)?;
         Ok((
@@ -73,7 +73,7 @@ pub const CANDLE_INTERVALS: [(&str, u64); 14] = [
     ("1M", 2_592_000_000),
 ];
 
-pub fn interval_ms(interval: &str) -> Option<u64> {
+pub(crate) fn interval_ms(interval: &str) -> Option<u64> {
     CANDLE_INTERVALS
         .iter()
         .find(|(name, _)| *name == interval)

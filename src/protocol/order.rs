@@ -66,7 +66,7 @@ pub enum OrderIntent {
 impl Deadlines {
     /// The deadline of one kind of intent. Owner-signed staking intents are wallet prompts like a
     /// registration and get its policy.
-    pub fn of(&self, kind: IntentKind) -> u64 {
+    pub(crate) fn of(&self, kind: IntentKind) -> u64 {
         match kind {
             IntentKind::OpenPosition => self.open_s,
             IntentKind::Close => self.close_s,
@@ -82,14 +82,14 @@ impl Deadlines {
 
 impl Order {
     /// Whether the session key signs it (open, close, cancel) or the owner's wallet (withdraw).
-    pub fn session_signed(&self) -> bool {
+    pub(crate) fn session_signed(&self) -> bool {
         !matches!(self, Order::Withdraw { .. })
     }
 
     /// The unsigned intents, in the order they are to be sent. `next_nonce` is called once per
     /// intent that carries a nonce (a nonce handed out is spent even if the send fails); an error
     /// from it stops before anything is built.
-    pub fn intents<E>(
+    pub(crate) fn intents<E>(
         &self,
         owner: Address,
         now_s: u64,

@@ -34,7 +34,7 @@ pub enum IntentState {
 }
 
 impl IntentState {
-    pub fn kept(self) -> bool {
+    pub(crate) fn kept(self) -> bool {
         matches!(
             self,
             IntentState::Queued | IntentState::Prepared | IntentState::Confirmed
@@ -51,7 +51,7 @@ pub struct ErrorBody {
 }
 
 impl ErrorBody {
-    pub fn new(code: &str, message: &str) -> Self {
+    pub(crate) fn new(code: &str, message: &str) -> Self {
         Self {
             ok: false,
             error: code.into(),
@@ -74,7 +74,7 @@ pub enum RelayerAnswer {
 /// What the user should know about a refusal beyond the relayer's own words, if anything.
 /// `nonce_used` is nearly always the local nonce store falling behind the exchange (the
 /// relayer counts every nonce ever used; this client only remembers the ones it handed out).
-pub fn refusal_hint(code: &str) -> Option<&'static str> {
+pub(crate) fn refusal_hint(code: &str) -> Option<&'static str> {
     match code {
         // Short enough to survive the 400-character error line and a toast.
         "nonce_used" => Some(
@@ -87,7 +87,7 @@ pub fn refusal_hint(code: &str) -> Option<&'static str> {
 }
 
 /// A refusal's message, followed by what to do about it where the code has a known remedy.
-pub fn explain_refusal(code: &str, message: &str) -> String {
+pub(crate) fn explain_refusal(code: &str, message: &str) -> String {
     match refusal_hint(code) {
         Some(hint) => format!("{message}; {hint}"),
         None => message.to_string(),
@@ -96,7 +96,7 @@ pub fn explain_refusal(code: &str, message: &str) -> String {
 
 /// Read the error code and message from any answer body, if it is a refusal. A 2xx can still be
 /// a refusal: `ok:false` or a non-null `error` field (§2).
-pub fn refusal(status: u16, body: &Value) -> Option<(String, String)> {
+pub(crate) fn refusal(status: u16, body: &Value) -> Option<(String, String)> {
     let obj = body.as_object();
     let code = obj.and_then(|o| match o.get("error") {
         Some(Value::String(s)) => Some(s.clone()),

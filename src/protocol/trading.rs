@@ -7,9 +7,9 @@ use super::units::scale_decimals;
 use super::wire::{DecodeError, Tuple, value_u64, value_u128, value_u256};
 
 /// The only schema this client understands; both working clients refuse anything else.
-pub const SCHEMA_VERSION: u64 = 1;
+pub(crate) const SCHEMA_VERSION: u64 = 1;
 /// The contract's win fee when an older answer omits `winFeeRateRaw` (2%, read on chain).
-pub const DEFAULT_WIN_FEE_RATE: u128 = 20_000_000_000_000_000;
+pub(crate) const DEFAULT_WIN_FEE_RATE: u128 = 20_000_000_000_000_000;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TradingState {
@@ -55,14 +55,14 @@ pub enum IntakeSource {
 
 /// A per-side open-interest cap in base-asset quantity (18 dp).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cap {
+pub(crate) enum Cap {
     Unlimited,
     Limit(u128),
 }
 
 impl Cap {
     /// 0 and anything at or above 2^127 (which covers `u128::MAX`) mean "no cap" (§3.1, §9).
-    pub fn from_raw(raw: U256) -> Self {
+    pub(crate) fn from_raw(raw: U256) -> Self {
         if raw.is_zero() || raw >= (U256::from(1u8) << 127) {
             Cap::Unlimited
         } else {
@@ -112,8 +112,8 @@ pub struct Instrument {
     /// Base-asset quantity, 18 dp (not USD).
     pub long_oi: u128,
     pub short_oi: u128,
-    pub long_cap: Cap,
-    pub short_cap: Cap,
+    pub(crate) long_cap: Cap,
+    pub(crate) short_cap: Cap,
 }
 
 /// What a person is told about a market's state, in the order of precedence of §3.1.
@@ -128,7 +128,7 @@ pub enum MarketStatus {
 }
 
 impl MarketStatus {
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
             MarketStatus::Retired => "retired",
             MarketStatus::Terminal => "terminal",
@@ -142,17 +142,17 @@ impl MarketStatus {
 
 impl Instrument {
     /// Number of decimals in a USD price of this market.
-    pub fn price_decimals(&self) -> u32 {
+    pub(crate) fn price_decimals(&self) -> u32 {
         scale_decimals(self.price_scale).expect("validated at decode")
     }
 
     /// Opens are accepted only when every source agrees the market is open: the SDK's
     /// `active && !paused` and the terminal's `!closeOnly && !retired` (§3.1).
-    pub fn openable(&self) -> bool {
+    pub(crate) fn openable(&self) -> bool {
         self.active && !self.paused && !self.close_only && !self.retired && !self.terminal
     }
 
-    pub fn status(&self, trading_paused: bool) -> MarketStatus {
+    pub(crate) fn status(&self, trading_paused: bool) -> MarketStatus {
         if self.retired && self.terminal {
             MarketStatus::Retired
         } else if self.terminal {
@@ -171,18 +171,18 @@ impl Instrument {
     }
 
     /// Frozen mid of a terminal market: `floor((bid + ask) / 2)`.
-    pub fn frozen_mid(&self) -> Option<u64> {
+    pub(crate) fn frozen_mid(&self) -> Option<u64> {
         match (self.frozen_bid, self.frozen_ask) {
             (Some(b), Some(a)) => super::price::mid(b, a).ok(),
             _ => None,
         }
     }
 
-    pub fn oi(&self, is_long: bool) -> u128 {
+    pub(crate) fn oi(&self, is_long: bool) -> u128 {
         if is_long { self.long_oi } else { self.short_oi }
     }
 
-    pub fn cap(&self, is_long: bool) -> Cap {
+    pub(crate) fn cap(&self, is_long: bool) -> Cap {
         if is_long {
             self.long_cap
         } else {
@@ -283,7 +283,7 @@ impl Instrument {
     }
 
     /// The wire tuple, exactly as the exchange writes it.
-    pub fn to_wire(&self) -> Value {
+    pub(crate) fn to_wire(&self) -> Value {
         json!([
             self.id,
             self.symbol,
@@ -419,12 +419,12 @@ impl TradingState {
     }
 
     /// Whether the relayer currently accepts `action` (e.g. `openPosition`).
-    pub fn action_accepted(&self, action: &str) -> bool {
+    pub(crate) fn action_accepted(&self, action: &str) -> bool {
         !self.intake.paused_actions.iter().any(|a| a == action)
     }
 
     /// The leverage ceiling for `market`: min(market max, venue max when set).
-    pub fn leverage_ceiling(&self, market: &Instrument) -> u32 {
+    pub(crate) fn leverage_ceiling(&self, market: &Instrument) -> u32 {
         if self.maximum_leverage == 0 {
             market.max_leverage
         } else {
@@ -432,7 +432,7 @@ impl TradingState {
         }
     }
 
-    /// The wire body, exactly as the exchange writes it (used by the simulator).
+    /// The wire body, exactly as the exchange writes it (the simulator serves it; tests edit it).
     pub fn to_wire(&self) -> Value {
         let mut body = serde_json::Map::new();
         body.insert("schemaVersion".into(), json!(SCHEMA_VERSION));

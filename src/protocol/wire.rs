@@ -16,21 +16,16 @@ pub struct DecodeError {
 }
 
 impl DecodeError {
-    pub fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
+    pub(crate) fn new(field: impl Into<String>, problem: impl Into<String>) -> Self {
         Self {
             field: field.into(),
             problem: problem.into(),
         }
     }
-
-    /// Prefix the field path with its container (`instruments[0].` + `maxLeverage`).
-    pub fn within(mut self, container: &str) -> Self {
-        self.field = format!("{container}.{}", self.field);
-        self
-    }
 }
 
 /// Parse a JSON body into `T`, turning serde's message into a [`DecodeError`].
+#[cfg(test)]
 pub fn decode<T: serde::de::DeserializeOwned>(what: &str, body: &str) -> Result<T, DecodeError> {
     serde_json::from_str(body).map_err(|e| DecodeError::new(what, e.to_string()))
 }

@@ -45,7 +45,7 @@ pub struct Crowd {
 impl Crowd {
     /// Create `n` funded traders with registered session keys (as if they joined before the
     /// simulator started).
-    pub fn spawn(engine: &mut Engine, n: usize, mut rng: Rng) -> Self {
+    pub(crate) fn spawn(engine: &mut Engine, n: usize, mut rng: Rng) -> Self {
         let expiry = engine.now_s() + 30 * 24 * 3600;
         let traders = (0..n)
             .filter_map(|i| {
@@ -86,7 +86,7 @@ enum Move {
 impl Crowd {
     /// One tick of the crowd: each trader acts with the chance that makes its mean interval
     /// [`MEAN_ACTION_INTERVAL_MS`], submitting through intake like any client.
-    pub fn trade(&mut self, engine: &mut Engine) {
+    pub(crate) fn trade(&mut self, engine: &mut Engine) {
         let p = engine.cfg.tick_ms as f64 / MEAN_ACTION_INTERVAL_MS;
         for t in &mut self.traders {
             if !t.rng.chance(p) {

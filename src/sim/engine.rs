@@ -78,7 +78,7 @@ impl SimConfig {
     /// Refuse knobs outside their bounds (see the constants above). The command line enforces
     /// the same ranges in clap; this catches configs built in code (demo, tests, embedders).
     /// The message names the flag that sets the field (or the field, if no flag does).
-    pub fn check(&self) -> Result<(), String> {
+    pub(crate) fn check(&self) -> Result<(), String> {
         let within = |name: &str, value: u64, lo: u64, hi: u64| {
             if (lo..=hi).contains(&value) {
                 Ok(())
@@ -107,7 +107,7 @@ impl SimConfig {
 #[derive(Debug, Clone)]
 pub struct Account {
     pub state: AccountState,
-    pub used_nonces: HashSet<(NonceLane, U256)>,
+    pub(crate) used_nonces: HashSet<(NonceLane, U256)>,
     pub name: Option<String>,
     /// (time ms, realized net PnL) of every close, for windowed leaderboards.
     pub realized: Vec<(u64, i128)>,
@@ -187,7 +187,7 @@ pub enum QueuedAction {
 }
 
 impl QueuedAction {
-    pub fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         match self {
             QueuedAction::Open { .. } => "openPosition",
             QueuedAction::Close { .. } => "closePositions",
@@ -210,7 +210,7 @@ pub struct Notice {
 
 /// Protocol-wide money and counters (wads unless said).
 #[derive(Debug, Clone, Default)]
-pub struct Pool {
+pub(crate) struct Pool {
     pub lp: i128,
     pub lp_high_water: i128,
     /// FIFO of (wallet, amount) owed to winners the LP could not pay at once.
@@ -251,7 +251,7 @@ pub struct HistoryPoint {
 
 /// Collected changes of one account commit, turned into one patch.
 #[derive(Debug, Default)]
-pub struct Delta {
+pub(crate) struct Delta {
     pub added_positions: Vec<Position>,
     pub removed_position_ids: Vec<U256>,
     pub closed_positions: Vec<ClosedPosition>,
@@ -264,42 +264,42 @@ pub struct Delta {
 /// [`Engine::commit`] derives the rest (locked, available funds, revisions) and the patch.
 pub struct AccountTx<'a> {
     pub state: &'a mut AccountState,
-    pub delta: Delta,
+    pub(crate) delta: Delta,
 }
 
 impl AccountTx<'_> {
-    pub fn add_position(&mut self, p: Position) {
+    pub(crate) fn add_position(&mut self, p: Position) {
         self.state.open_positions.push(p.clone());
         self.delta.added_positions.push(p);
     }
 
-    pub fn remove_position(&mut self, id: U256) -> Option<Position> {
+    pub(crate) fn remove_position(&mut self, id: U256) -> Option<Position> {
         let i = self.state.open_positions.iter().position(|p| p.id == id)?;
         let p = self.state.open_positions.remove(i);
         self.delta.removed_position_ids.push(id);
         Some(p)
     }
 
-    pub fn add_operation(&mut self, op: Operation) {
+    pub(crate) fn add_operation(&mut self, op: Operation) {
         self.state.operations.push(op.clone());
         self.delta.added_operations.push(op);
     }
 
-    pub fn remove_operation(&mut self, id: B256) {
+    pub(crate) fn remove_operation(&mut self, id: B256) {
         if let Some(i) = self.state.operations.iter().position(|o| o.intent_id == id) {
             self.state.operations.remove(i);
             self.delta.removed_operation_ids.push(id);
         }
     }
 
-    pub fn outcome(&mut self, id: B256, outcome: Outcome) {
+    pub(crate) fn outcome(&mut self, id: B256, outcome: Outcome) {
         self.delta.intent_outcomes.push(IntentOutcome {
             intent_id: id,
             outcome,
         });
     }
 
-    pub fn closed(&mut self, row: ClosedPosition) {
+    pub(crate) fn closed(&mut self, row: ClosedPosition) {
         self.delta.closed_positions.push(row);
     }
 }
@@ -308,15 +308,15 @@ pub struct Engine {
     pub cfg: SimConfig,
     now_ms: u64,
     last_tick_ms: u64,
-    pub rng: Rng,
+    pub(crate) rng: Rng,
     pub trading: TradingState,
     /// Parallel to `trading.instruments`.
     pub markets: Vec<MarketSim>,
     pub accounts: HashMap<Address, Account>,
     pub queue: VecDeque<Queued>,
     pub queue_revision: u64,
-    pub pool: Pool,
-    pub trades_feed: VecDeque<TradeEvent>,
+    pub(crate) pool: Pool,
+    pub(crate) trades_feed: VecDeque<TradeEvent>,
     pub next_trade_seq: u64,
     pub next_position_id: u128,
     pub history: Vec<HistoryPoint>,
@@ -329,7 +329,7 @@ pub struct Engine {
 impl Engine {
     /// A fresh exchange at `now_ms`, with no accounts and no history yet: whoever founds it
     /// (see `Exchange::new`) adds its first accounts, then records the first history point.
-    pub fn new(cfg: SimConfig, now_ms: u64) -> Self {
+    pub(crate) fn new(cfg: SimConfig, now_ms: u64) -> Self {
         let mut rng = Rng::new(cfg.seed);
         let mut trading = TradingState::decode(include_str!("../../assets/trading_mainnet.json"))
             .expect("shipped launch state decodes");
@@ -394,7 +394,7 @@ impl Engine {
         self.now_ms / 1000
     }
 
-    pub fn block(&self) -> u64 {
+    pub(crate) fn block(&self) -> u64 {
         GENESIS_BLOCK + self.now_ms.saturating_sub(GENESIS_MS) / 1000
     }
 
@@ -403,7 +403,8 @@ impl Engine {
     }
 
     /// Move simulated time to `now_ms` with nothing trading but what is already queued.
-    pub fn advance(&mut self, now_ms: u64) {
+    #[cfg(test)]
+    pub(crate) fn advance(&mut self, now_ms: u64) {
         self.advance_with(now_ms, |_| {});
     }
 
@@ -461,7 +462,7 @@ impl Engine {
         Some(self.markets[i].mid())
     }
 
-    pub fn market_index(&self, instrument_id: u32) -> Option<usize> {
+    pub(crate) fn market_index(&self, instrument_id: u32) -> Option<usize> {
         self.trading
             .instruments
             .iter()
@@ -473,14 +474,14 @@ impl Engine {
     }
 
     /// The wallet's account, created empty on first use (as the indexer shows any address).
-    pub fn account_mut(&mut self, wallet: Address) -> &mut Account {
+    pub(crate) fn account_mut(&mut self, wallet: Address) -> &mut Account {
         self.accounts
             .entry(wallet)
             .or_insert_with(|| Account::new(wallet))
     }
 
     /// The snapshot a new stream starts from (an empty account for an unknown wallet).
-    pub fn snapshot(&mut self, wallet: Address) -> AccountState {
+    pub(crate) fn snapshot(&mut self, wallet: Address) -> AccountState {
         let block = self.block();
         let now_s = self.now_s();
         let queue_revision = self.queue_revision;
@@ -552,25 +553,25 @@ impl Engine {
     }
 
     /// Patches produced since the last drain, in order.
-    pub fn drain_outbox(&mut self) -> Vec<(Address, Patch)> {
+    pub(crate) fn drain_outbox(&mut self) -> Vec<(Address, Patch)> {
         std::mem::take(&mut self.outbox)
     }
 
     /// Credit a deposit (the `/sim/fund` control; the real sweeper does this for USDC sent to the
     /// deposit proxy).
-    pub fn fund(&mut self, wallet: Address, amount: u128) {
+    pub(crate) fn fund(&mut self, wallet: Address, amount: u128) {
         self.commit(wallet, |tx| {
             tx.state.balance += amount;
             tx.state.lifetime.deposited += amount;
         });
     }
 
-    pub fn set_name(&mut self, wallet: Address, name: &str) {
+    pub(crate) fn set_name(&mut self, wallet: Address, name: &str) {
         self.account_mut(wallet).name = Some(name.to_string());
     }
 
     /// A session key registered on the account (not merely queued) and unexpired.
-    pub fn session_key_registered(&self, wallet: Address, key: Address) -> bool {
+    pub(crate) fn session_key_registered(&self, wallet: Address, key: Address) -> bool {
         let now = self.now_s();
         self.accounts.get(&wallet).is_some_and(|a| {
             a.state
@@ -581,7 +582,7 @@ impl Engine {
     }
 
     /// Registered session keys that have not expired.
-    pub fn session_key_valid(&self, wallet: Address, key: Address) -> bool {
+    pub(crate) fn session_key_valid(&self, wallet: Address, key: Address) -> bool {
         let now = self.now_s();
         let registered = self.accounts.get(&wallet).is_some_and(|a| {
             a.state
@@ -601,7 +602,7 @@ impl Engine {
         tx.state.session_keys.push(SessionKeyEntry { key, expiry });
     }
 
-    pub fn tvl(&self) -> u128 {
+    pub(crate) fn tvl(&self) -> u128 {
         let accounts = self.accounts.values().fold(0u128, |sum, a| {
             sum.saturating_add(a.state.balance)
                 .saturating_add(a.state.queued)
@@ -612,7 +613,7 @@ impl Engine {
             .saturating_add(self.pool.fees_pending)
     }
 
-    pub fn record_history(&mut self) {
+    pub(crate) fn record_history(&mut self) {
         let by = |id: u32| -> u128 {
             self.pool
                 .volume_by_market

@@ -20,7 +20,7 @@ pub struct Exchange {
 impl Exchange {
     /// A fresh exchange at `now_ms`: the engine, the crowd funded and registered as if it joined
     /// before the start, and the first history point, which counts the crowd.
-    pub fn new(cfg: SimConfig, now_ms: u64) -> Self {
+    pub(crate) fn new(cfg: SimConfig, now_ms: u64) -> Self {
         let mut engine = Engine::new(cfg.clone(), now_ms);
         let rng = engine.rng.fork(CROWD_SALT);
         let crowd = Crowd::spawn(&mut engine, cfg.crowd, rng);
@@ -29,7 +29,7 @@ impl Exchange {
     }
 
     /// Move time to `now_ms`, the crowd trading on every tick.
-    pub fn advance(&mut self, now_ms: u64) {
+    pub(crate) fn advance(&mut self, now_ms: u64) {
         let crowd = &mut self.crowd;
         self.engine
             .advance_with(now_ms, |engine| crowd.trade(engine));

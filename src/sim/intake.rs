@@ -29,7 +29,7 @@ pub struct Refusal {
 }
 
 impl Refusal {
-    pub fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(status: u16, code: &'static str, message: impl Into<String>) -> Self {
         Self {
             status,
             code,
@@ -37,7 +37,7 @@ impl Refusal {
         }
     }
 
-    pub fn body(&self) -> ErrorBody {
+    pub(crate) fn body(&self) -> ErrorBody {
         ErrorBody::new(self.code, &self.message)
     }
 }

@@ -77,7 +77,7 @@ pub struct MarketSim {
 impl MarketSim {
     /// A market starting at `start_mid` at `now_ms`, with `annual_vol` (0.5 = 50%) and history
     /// walked backwards so charts are full from the first second.
-    pub fn new(
+    pub(crate) fn new(
         symbol: &str,
         price_scale: u64,
         start_mid: u64,
@@ -152,11 +152,11 @@ impl MarketSim {
     }
 
     /// The mid the exchange settles at now.
-    pub fn mid(&self) -> u64 {
+    pub(crate) fn mid(&self) -> u64 {
         self.pinned.unwrap_or(self.mid)
     }
 
-    pub fn bid_ask(&self) -> (u64, u64) {
+    pub(crate) fn bid_ask(&self) -> (u64, u64) {
         let mid = self.mid();
         (
             mid.saturating_sub(self.half_spread).max(1),
@@ -165,7 +165,7 @@ impl MarketSim {
     }
 
     /// Pin the mid (or release it to walk on from the pinned value).
-    pub fn pin(&mut self, price: Option<u64>, now_ms: u64) {
+    pub(crate) fn pin(&mut self, price: Option<u64>, now_ms: u64) {
         if let Some(p) = self.pinned.take() {
             self.mid = p;
         }
@@ -174,7 +174,7 @@ impl MarketSim {
     }
 
     /// Advance the walk by `dt_ms` of simulated time.
-    pub fn step(&mut self, now_ms: u64, dt_ms: u64) {
+    pub(crate) fn step(&mut self, now_ms: u64, dt_ms: u64) {
         if self.pinned.is_none() && dt_ms > 0 {
             let dt = dt_ms as f64 / 1000.0;
             let shock = self.sigma_per_sqrt_s * dt.sqrt() * self.rng.gaussian();
@@ -185,7 +185,7 @@ impl MarketSim {
     }
 
     /// Put the current mid into the live candle; `volume` is added (1e-4 base units).
-    pub fn record(&mut self, now_ms: u64, volume: u64) {
+    pub(crate) fn record(&mut self, now_ms: u64, volume: u64) {
         let price = self.mid();
         let minute = now_ms / MINUTE_MS * MINUTE_MS;
         match self.minutes.last_mut() {
@@ -202,7 +202,7 @@ impl MarketSim {
     }
 
     /// The book as Hyperliquid's `l2Book` shows it: 20 levels a side, best first.
-    pub fn l2_book(&self, now_ms: u64) -> L2Book {
+    pub(crate) fn l2_book(&self, now_ms: u64) -> L2Book {
         let (bid, ask) = self.bid_ask();
         let step = (self.half_spread * 2).max(1);
         let level = |px: u64, i: u64| Level {
@@ -227,7 +227,12 @@ impl MarketSim {
 
     /// `candleSnapshot` for any Hyperliquid interval between `start` and `end` (inclusive), at
     /// most the latest 5000, oldest first.
-    pub fn candles(&self, interval: &str, start_ms: u64, end_ms: u64) -> Option<Vec<Candle>> {
+    pub(crate) fn candles(
+        &self,
+        interval: &str,
+        start_ms: u64,
+        end_ms: u64,
+    ) -> Option<Vec<Candle>> {
         let width = interval_ms(interval)?;
         let source: Vec<Ohlc> = if width < HOUR_MS {
             self.minutes.clone()

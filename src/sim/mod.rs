@@ -4,15 +4,14 @@
 
 mod controls;
 mod crowd;
-pub mod engine;
+pub(crate) mod engine;
 mod exchange;
 mod http;
-pub mod intake;
+pub(crate) mod intake;
 mod market;
 mod reads;
 mod rng;
 mod settle;
 
 pub use engine::{Engine, SimConfig};
-pub use exchange::Exchange;
-pub use http::{FaultSpec, Shared, SimServer};
+pub use http::SimServer;

@@ -17,7 +17,7 @@ use super::intake::Refusal;
 const DAY_MS: u64 = 86_400_000;
 
 impl Engine {
-    pub fn summary(&self) -> Summary {
+    pub(crate) fn summary(&self) -> Summary {
         let margin: u128 = self.accounts.values().map(|a| a.state.locked).sum();
         let open = self
             .accounts
@@ -64,7 +64,7 @@ impl Engine {
         }
     }
 
-    pub fn market_stats(&self) -> MarketStats {
+    pub(crate) fn market_stats(&self) -> MarketStats {
         let since = self.now_ms().saturating_sub(DAY_MS);
         let markets = self
             .trading
@@ -83,7 +83,7 @@ impl Engine {
         MarketStats { ok: true, markets }
     }
 
-    pub fn queue_summary(&self) -> QueueSummary {
+    pub(crate) fn queue_summary(&self) -> QueueSummary {
         // The entry shape is unknown on the real exchange (§10.6); the protocol keeps it raw.
         let entry = |&(wallet, amount): &(Address, u128)| {
             serde_json::to_value(QueueEntry { wallet, amount }).expect("serializes")
@@ -108,7 +108,7 @@ impl Engine {
         }
     }
 
-    pub fn recent_trades(&self) -> RecentTrades {
+    pub(crate) fn recent_trades(&self) -> RecentTrades {
         RecentTrades {
             ok: true,
             count: self.trades_feed.len() as u64,
@@ -116,7 +116,7 @@ impl Engine {
         }
     }
 
-    pub fn queue_rank(&self, wallet: Address) -> QueueRank {
+    pub(crate) fn queue_rank(&self, wallet: Address) -> QueueRank {
         QueueRank {
             ok: true,
             queue_revision: self.queue_revision,
@@ -133,7 +133,7 @@ impl Engine {
         }
     }
 
-    pub fn relayer_health(&self) -> Health {
+    pub(crate) fn relayer_health(&self) -> Health {
         let accepted: Vec<&str> = [
             "openPosition",
             "closePositions",
@@ -158,7 +158,7 @@ impl Engine {
     }
 
     /// `/query/protocol/history?interval=1m|1h|1d`.
-    pub fn history(&self, interval: &str) -> Result<History, Refusal> {
+    pub(crate) fn history(&self, interval: &str) -> Result<History, Refusal> {
         let (width, span) = match interval {
             "1m" => (60_000, DAY_MS),
             "1h" => (3_600_000, 7 * DAY_MS),
@@ -229,7 +229,7 @@ impl Engine {
     }
 
     /// `/state/leaderboard/accounts`: paged, sorted, windowed.
-    pub fn leaderboard(
+    pub(crate) fn leaderboard(
         &self,
         page: usize,
         page_size: usize,
@@ -384,7 +384,7 @@ impl Engine {
 /// raw).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Health {
+pub(crate) struct Health {
     ok: bool,
     ready: bool,
     queue_depth: usize,
@@ -461,7 +461,7 @@ struct HistoryTotals {
 /// `/state/leaderboard/accounts`.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Leaderboard {
+pub(crate) struct Leaderboard {
     ok: bool,
     summary: LeaderSummary,
     accounts: Vec<LeaderRow>,

@@ -5,16 +5,16 @@
 pub struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    pub(crate) fn new(seed: u64) -> Self {
         Self(seed ^ 0x9e37_79b9_7f4a_7c15)
     }
 
     /// A child generator for an independent stream (one per market, per trader).
-    pub fn fork(&mut self, salt: u64) -> Self {
+    pub(crate) fn fork(&mut self, salt: u64) -> Self {
         Self::new(self.next_u64() ^ salt.wrapping_mul(0xbf58_476d_1ce4_e5b9))
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -23,30 +23,30 @@ impl Rng {
     }
 
     /// Uniform in [0, 1).
-    pub fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
     /// Uniform integer in `lo..=hi`.
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         if hi <= lo {
             return lo;
         }
         lo + self.next_u64() % (hi - lo + 1)
     }
 
-    pub fn chance(&mut self, p: f64) -> bool {
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
     }
 
     /// Standard normal (Box–Muller).
-    pub fn gaussian(&mut self) -> f64 {
+    pub(crate) fn gaussian(&mut self) -> f64 {
         let u1 = self.unit().max(f64::MIN_POSITIVE);
         let u2 = self.unit();
         (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
     }
 
-    pub fn bytes32(&mut self) -> [u8; 32] {
+    pub(crate) fn bytes32(&mut self) -> [u8; 32] {
         let mut out = [0u8; 32];
         for chunk in out.chunks_mut(8) {
             chunk.copy_from_slice(&self.next_u64().to_le_bytes());

@@ -500,7 +500,7 @@ impl Engine {
     }
 
     /// Liquidate every position whose market has reached its bust price.
-    pub fn liquidate_crossed(&mut self) {
+    pub(crate) fn liquidate_crossed(&mut self) {
         let mut crossed: Vec<(Address, Position, u64)> = Vec::new();
         for (wallet, acct) in &self.accounts {
             for p in &acct.state.open_positions {

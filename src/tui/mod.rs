@@ -92,7 +92,7 @@ impl Screen for Synchronized {
 }
 
 /// Run the UI on the process's terminal until the user quits.
-pub async fn run(setup: Setup) -> io::Result<()> {
+pub(crate) async fn run(setup: Setup) -> io::Result<()> {
     let mouse = setup.mouse;
     // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
     // restores the terminal before the panic message prints.

@@ -20,7 +20,7 @@ pub const FIXED: [(&str, &str); 6] = [
 ];
 
 /// Every key that does something, with what it does: the help overlay's lines.
-pub fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
+pub(crate) fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
     keymap
         .bindings()
         .map(|(key, command)| (key, command.help()))

@@ -13,7 +13,7 @@ mod help;
 mod history;
 pub mod keymap;
 mod log;
-pub mod notify;
+pub(crate) mod notify;
 mod pending;
 mod positions;
 mod protocol;
@@ -33,8 +33,8 @@ use theme::Theme;
 
 pub use header::{TAB_ROW, tab_at};
 
-pub const MIN_WIDTH: u16 = 80;
-pub const MIN_HEIGHT: u16 = 24;
+pub(crate) const MIN_WIDTH: u16 = 80;
+pub(crate) const MIN_HEIGHT: u16 = 24;
 
 fn short(address: &alloy_primitives::Address) -> String {
     let full = format!("{address:#x}");
@@ -43,7 +43,7 @@ fn short(address: &alloy_primitives::Address) -> String {
 
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hint {
+pub(crate) struct Hint {
     pub key: String,
     pub what: &'static str,
 }
@@ -67,7 +67,7 @@ impl Hint {
 
 /// What has the keyboard now: the one place that decides which pane's commands apply.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Focus {
+pub(crate) enum Focus {
     Dialog,
     Help,
     Log,
@@ -78,7 +78,7 @@ pub enum Focus {
     Protocol,
 }
 
-pub fn focus(app: &App) -> Focus {
+pub(crate) fn focus(app: &App) -> Focus {
     if app.dialog.is_some() {
         Focus::Dialog
     } else if app.help {
@@ -103,7 +103,7 @@ fn pane_focus(app: &App) -> Focus {
 
 /// What the keys do now: a dialog's or the help's own keys, else the focused pane's commands
 /// and the ones that work anywhere. The hint bar shows exactly this.
-pub fn hints(app: &App) -> Vec<Hint> {
+pub(crate) fn hints(app: &App) -> Vec<Hint> {
     match focus(app) {
         Focus::Dialog => dialog::commands(app),
         Focus::Help => help::commands(app),

@@ -11,7 +11,7 @@ pub struct Theme {
 
 impl Theme {
     /// Dark unless asked for light; no colour when `NO_COLOR` is set (any value, per no-color.org).
-    pub fn from_env(light: bool) -> Self {
+    pub(crate) fn from_env(light: bool) -> Self {
         Self {
             color: std::env::var_os("NO_COLOR").is_none(),
             light,
@@ -33,11 +33,11 @@ impl Theme {
         }
     }
 
-    pub fn text(&self) -> Style {
+    pub(crate) fn text(&self) -> Style {
         Style::default()
     }
 
-    pub fn dim(&self) -> Style {
+    pub(crate) fn dim(&self) -> Style {
         if self.color {
             self.fg(Color::DarkGray)
         } else {
@@ -45,11 +45,11 @@ impl Theme {
         }
     }
 
-    pub fn title(&self) -> Style {
+    pub(crate) fn title(&self) -> Style {
         Style::default().add_modifier(Modifier::BOLD)
     }
 
-    pub fn gain(&self) -> Style {
+    pub(crate) fn gain(&self) -> Style {
         self.fg(if self.light {
             Color::Green
         } else {
@@ -57,7 +57,7 @@ impl Theme {
         })
     }
 
-    pub fn loss(&self) -> Style {
+    pub(crate) fn loss(&self) -> Style {
         self.fg(if self.light {
             Color::Red
         } else {
@@ -65,25 +65,25 @@ impl Theme {
         })
     }
 
-    pub fn warn(&self) -> Style {
+    pub(crate) fn warn(&self) -> Style {
         self.fg(Color::Yellow).add_modifier(Modifier::BOLD)
     }
 
     /// The near-bust banner: reversed so it reads as an alarm without colour too.
-    pub fn alert(&self) -> Style {
+    pub(crate) fn alert(&self) -> Style {
         self.loss()
             .add_modifier(Modifier::BOLD | Modifier::REVERSED)
     }
 
-    pub fn selected(&self) -> Style {
+    pub(crate) fn selected(&self) -> Style {
         Style::default().add_modifier(Modifier::REVERSED)
     }
 
-    pub fn badge(&self) -> Style {
+    pub(crate) fn badge(&self) -> Style {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }
 
-    pub fn signed(&self, value: i128) -> Style {
+    pub(crate) fn signed(&self, value: i128) -> Style {
         match value.signum() {
             1 => self.gain(),
             -1 => self.loss(),

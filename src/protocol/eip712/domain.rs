@@ -51,7 +51,7 @@ impl Domain {
     }
 
     /// The domain object of `eth_signTypedData_v4` (chainId as a number, address lowercase).
-    pub fn json(self) -> Value {
+    pub(crate) fn json(self) -> Value {
         json!({
             "name": self.name(),
             "version": self.version(),

@@ -26,7 +26,7 @@ pub enum Strictness {
 
 impl FieldValue {
     /// The relayer body form (§3.10).
-    pub fn wire_json(&self) -> Value {
+    pub(crate) fn wire_json(&self) -> Value {
         match self {
             FieldValue::Address(a) => Value::String(format!("{a:#x}")),
             FieldValue::Bytes32(b) => Value::String(format!("{b:#x}")),
@@ -39,7 +39,7 @@ impl FieldValue {
     }
 
     /// The `eth_signTypedData_v4` message form (§4.5).
-    pub fn wallet_json(&self) -> Value {
+    pub(crate) fn wallet_json(&self) -> Value {
         match self {
             FieldValue::Uint { bits, value } if *bits <= 64 => {
                 Value::Number(u64::try_from(*value).expect("fits its bit width").into())

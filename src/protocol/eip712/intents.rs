@@ -21,7 +21,7 @@ pub enum NonceLane {
 
 /// Every intent kind, for code that picks one at run time (the `typed-data` command).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum IntentKind {
+pub(crate) enum IntentKind {
     RegisterSessionKey,
     OpenPosition,
     Close,
@@ -33,7 +33,7 @@ pub enum IntentKind {
 }
 
 impl IntentKind {
-    pub const ALL: [IntentKind; 8] = [
+    pub(crate) const ALL: [IntentKind; 8] = [
         IntentKind::RegisterSessionKey,
         IntentKind::OpenPosition,
         IntentKind::Close,

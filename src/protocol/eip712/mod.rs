@@ -37,14 +37,15 @@ mod intents;
 mod signed;
 mod signer;
 
-pub use domain::{CHAIN_ID, Domain, EXCHANGE_ADDRESS, PAPER_STAKING_ADDRESS};
-pub use field::{FieldValue, Strictness};
+pub use domain::Domain;
+pub(crate) use field::FieldValue;
+pub use field::Strictness;
 pub use intents::{
-    CancelIntent, Claim, Close, Distribute, Intent, IntentKind, MAX_CLOSE_IDS, MIN_WITHDRAW_USDC,
-    NonceLane, OpenPosition, RegisterSessionKey, SessionIntent, Stake, Unstake, WalletIntent,
-    WithdrawToCore,
+    CancelIntent, Claim, Close, Distribute, Intent, OpenPosition, RegisterSessionKey,
+    SessionIntent, Stake, Unstake, WalletIntent, WithdrawToCore,
 };
-pub use signed::{INTENT_ID_TAG, Post, Signed, SignedError, intent_id, typed_data_json};
-pub use signer::{
-    SessionSigner, SignError, WalletSigner, is_read_only, lock_read_only, signers_constructed,
-};
+pub(crate) use intents::{IntentKind, MAX_CLOSE_IDS, MIN_WITHDRAW_USDC, NonceLane};
+pub(crate) use signed::SignedError;
+pub use signed::{INTENT_ID_TAG, Signed, intent_id, typed_data_json};
+pub use signer::{SessionSigner, WalletSigner};
+pub(crate) use signer::{SignError, is_read_only, lock_read_only, signers_constructed};

@@ -26,7 +26,6 @@ use tokio::sync::oneshot;
 use crate::sim::engine::SimConfig;
 use crate::sim::intake::Refusal;
 
-pub use faults::FaultSpec;
 pub use shared::Shared;
 
 /// A running simulator.
@@ -88,7 +87,7 @@ impl SimServer {
     }
 
     /// Stop serving: open streams are closed, the listener released.
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         self.shared.drop_streams.send_modify(|g| *g += 1);
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
