@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use papertrade_tui::app::{App, Mode, Tab};
+use papertrade_tui::app::{App, Message, Mode, Tab};
 use papertrade_tui::feed::account::StreamEvent;
 use papertrade_tui::feed::market::MarketEvent;
 use papertrade_tui::protocol::account::{AccountFold, Frame, Patch, StatePatch};
@@ -53,21 +53,24 @@ fn app_with(positions: u64) -> App {
     let mut app = App::new(Mode::Demo, Some(WALLET.parse().unwrap()));
     let state = TradingState::decode(include_str!("../assets/trading_mainnet.json")).unwrap();
     let at = UNIX_EPOCH + Duration::from_secs(1_791_862_900);
-    app.on_market(MarketEvent::Trading(Box::new(state), at));
-    app.on_market(MarketEvent::Mark {
+    app.handle(Message::Market(MarketEvent::Trading(Box::new(state), at)));
+    app.handle(Message::Market(MarketEvent::Mark {
         instrument_id: 0,
         raw: 830_105,
         at,
-    });
-    app.on_market(MarketEvent::Mark {
+    }));
+    app.handle(Message::Market(MarketEvent::Mark {
         instrument_id: 1,
         raw: 250_001,
         at,
-    });
+    }));
     let Frame::Snapshot(s) = snapshot(positions) else {
         unreachable!()
     };
-    app.on_stream(StreamEvent::Synced(s), std::time::SystemTime::UNIX_EPOCH);
+    app.handle(Message::Stream(
+        StreamEvent::Synced(s),
+        std::time::SystemTime::UNIX_EPOCH,
+    ));
     app
 }
 
@@ -143,14 +146,14 @@ fn fold(c: &mut Criterion) {
             for t in &texts {
                 let frame = Frame::decode(t).unwrap();
                 f.fold(&frame).unwrap();
-                app.on_stream(
+                app.handle(Message::Stream(
                     StreamEvent::Patched {
                         state: Box::new(f.state().unwrap().clone()),
                         closed: Vec::new(),
                         outcomes: Vec::new(),
                     },
                     std::time::SystemTime::UNIX_EPOCH,
-                );
+                ));
             }
             black_box(app.dirty)
         })

@@ -232,7 +232,7 @@ impl App {
     }
 
     /// Apply a key's action; the effects the runtime must carry out (signing, quitting).
-    pub fn update(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
+    pub(crate) fn update(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
         use super::action::{Action, Effect};
         self.dirty = true;
         let ceiling = self
@@ -452,7 +452,7 @@ impl App {
     }
 
     /// Fold a market-data event.
-    pub fn on_market(&mut self, event: MarketEvent) {
+    pub(crate) fn on_market(&mut self, event: MarketEvent) {
         self.freshness.apply(&event);
         match event {
             MarketEvent::Trading(state, _) => {
@@ -556,7 +556,11 @@ impl App {
     /// Fold an account-stream event received at `at` (the loop stamps it; the app reads no clock):
     /// state, closed positions into history, outcomes as toasts. Returns the intents it resolved
     /// (the runtime appends them to the audit log).
-    pub fn on_stream(&mut self, event: StreamEvent, at: SystemTime) -> Vec<(B256, Resolution)> {
+    pub(crate) fn on_stream(
+        &mut self,
+        event: StreamEvent,
+        at: SystemTime,
+    ) -> Vec<(B256, Resolution)> {
         let resolved = self.watch.on_event(&event);
         for (id, resolution) in &resolved {
             self.toast_outcome(*id, resolution);

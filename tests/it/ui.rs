@@ -3,7 +3,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use papertrade_tui::app::{App, KeyStatus, Mode, Tab};
+use papertrade_tui::app::{App, KeyStatus, Message, Mode, Tab};
 use papertrade_tui::feed::account::StreamEvent;
 use papertrade_tui::feed::market::{MarketEvent, Source};
 use papertrade_tui::protocol::account::{ClosedPosition, Frame};
@@ -25,26 +25,26 @@ fn fixture(mode: Mode) -> App {
     let mut app = App::new(mode, Some(wallet));
     let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
     let t = now() - Duration::from_secs(2);
-    app.on_market(MarketEvent::Trading(Box::new(state), t));
-    app.on_market(MarketEvent::Mark {
+    app.handle(Message::Market(MarketEvent::Trading(Box::new(state), t)));
+    app.handle(Message::Market(MarketEvent::Mark {
         instrument_id: 0,
         raw: 830_105,
         at: t,
-    });
-    app.on_market(MarketEvent::Mark {
+    }));
+    app.handle(Message::Market(MarketEvent::Mark {
         instrument_id: 1,
         raw: 250_001,
         at: t,
-    });
-    app.on_market(MarketEvent::DayOpen {
+    }));
+    app.handle(Message::Market(MarketEvent::DayOpen {
         instrument_id: 0,
         raw: 821_000,
         at: t,
-    });
+    }));
     let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
         panic!()
     };
-    app.on_stream(StreamEvent::Synced(s), now());
+    app.handle(Message::Stream(StreamEvent::Synced(s), now()));
     app.freshness
         .record_ok(Source::Account, now() - Duration::from_secs(1));
     app.history.push_front(ClosedPosition {
@@ -90,20 +90,26 @@ fn fixture(mode: Mode) -> App {
             }
         })
         .collect();
-    app.on_market(MarketEvent::Candles {
+    app.handle(Message::Market(MarketEvent::Candles {
         instrument_id: 0,
         interval: "15m",
         candles,
         at: t,
-    });
+    }));
     app.ticket.margin_text = "100".into();
     app.ticket.leverage = 500;
     let trades: papertrade_tui::protocol::stats::RecentTrades = serde_json::from_str(r#"{"ok":true,"count":2,"events":[
         {"seq":"48399240000026","ts":1791862483000,"wallet":"0xa9f28db0543b215eb2705740f10258c3d000cefd","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"long","leverage":100,"notionalUsd":1000,"intentId":null,"positionId":"411270","kind":"close","entry":null,"exit":83215.5,"pnlUsd":-0.11},
         {"seq":"48399240000025","ts":1791862483000,"wallet":"0xf522d8f0ea3c5d0350d3a05db1df074ecf0b2fd7","instrument":"BTC\u001b[2J","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":148,"notionalUsd":59200,"intentId":null,"positionId":"408035","kind":"close","entry":null,"exit":83335.5,"pnlUsd":-327.15}]}"#).unwrap();
-    app.on_market(MarketEvent::RecentTrades(Box::new(trades), t));
+    app.handle(Message::Market(MarketEvent::RecentTrades(
+        Box::new(trades),
+        t,
+    )));
     let health = serde_json::from_str(r#"{"ok":true,"ready":true}"#).unwrap();
-    app.on_market(MarketEvent::RelayerHealth(Box::new(health), t));
+    app.handle(Message::Market(MarketEvent::RelayerHealth(
+        Box::new(health),
+        t,
+    )));
     // The app's time is the last message's; the fixture's is `now()`.
     app.clock = now();
     app.toast("intent 0x71a9f6c0… succeeded", false);
@@ -153,7 +159,7 @@ fn a_position_in_an_unlisted_market_is_shown() {
     let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
         panic!()
     };
-    app.on_stream(StreamEvent::Synced(snapshot), now());
+    app.handle(Message::Stream(StreamEvent::Synced(snapshot), now()));
     app.tab = Tab::Positions;
     let screen = screen(&app, 120, 40);
     assert!(screen.contains("Positions (2)"), "{screen}");
@@ -205,11 +211,11 @@ fn the_ticket_shows_the_exact_quote() {
     // The seed's published case (000_…): $100 at 500x long with the mark at 82,800.3 busts at
     // 82,674 — the number every client must show, not one this code computed.
     let mut app = fixture(Mode::Demo);
-    app.on_market(MarketEvent::Mark {
+    app.handle(Message::Market(MarketEvent::Mark {
         instrument_id: 0,
         raw: 828_003,
         at: now(),
-    });
+    }));
     let s = screen(&app, 120, 40);
     assert!(s.contains("notional $50,000.00"), "{s}");
     assert!(s.contains("bust 82,674.0 (0.153% away)"), "{s}");
@@ -223,7 +229,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     let key = KeyEvent::new(code, KeyModifiers::NONE);
     match action(app, key) {
-        Some(a) => app.update(a),
+        Some(a) => app.handle(Message::Action(a)),
         None => Vec::new(),
     }
 }
@@ -240,7 +246,7 @@ fn type_a_ticket_review_and_confirm() {
     // A BTC short needs an account without the BTC long (one side per market).
     let mut state = app.account.clone().unwrap();
     state.open_positions.retain(|p| p.instrument_id != 0);
-    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     press(&mut app, KeyCode::Char('s'));
     press(&mut app, KeyCode::Char('/'));
     for _ in 0..3 {
@@ -319,7 +325,7 @@ fn type_a_ticket_review_and_confirm() {
             deadline: 1_791_866_400,
             close_position_ids: None,
         });
-    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     press(&mut app, KeyCode::Char('2'));
     let s = screen(&app, 120, 40);
     assert!(
@@ -416,7 +422,7 @@ fn close_selected_skips_a_position_already_closing() {
     let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
         panic!()
     };
-    app.on_stream(StreamEvent::Synced(snapshot), now());
+    app.handle(Message::Stream(StreamEvent::Synced(snapshot), now()));
     press(&mut app, KeyCode::Char('2'));
     // The highlighted row (411277) alone: refused with the reason.
     press(&mut app, KeyCode::Char('x'));
@@ -477,14 +483,20 @@ fn close_selected_and_cancel_pending() {
             deadline: 1_791_866_400,
             close_position_ids: None,
         });
-    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     let rank: papertrade_tui::protocol::stats::QueueRank = serde_json::from_str(&format!(
         r#"{{"ok":true,"queueRevision":"9","entries":[{{"intentId":"{:#x}","position":"3"}}]}}"#,
         alloy_primitives::B256::repeat_byte(0xab)
     ))
     .unwrap();
-    app.on_market(MarketEvent::RecentTrades(Box::default(), now()));
-    app.on_market(MarketEvent::QueueRank(Box::new(rank), now()));
+    app.handle(Message::Market(MarketEvent::RecentTrades(
+        Box::default(),
+        now(),
+    )));
+    app.handle(Message::Market(MarketEvent::QueueRank(
+        Box::new(rank),
+        now(),
+    )));
     assert!(screen(&app, 80, 24).contains("rank 3"));
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
@@ -595,7 +607,12 @@ fn candles_are_asked_for_on_change_and_refreshed() {
             .collect()
     };
     let t0 = now();
-    assert_eq!(fetches(app.handle(Message::Tick(t0))), [(0, "15m")]);
+    // The first markets to arrive ask for the chart's candles (the fixture's did, 2 s ago).
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    let mut fresh = App::new(Mode::Demo, None);
+    let first = fresh.handle(Message::Market(MarketEvent::Trading(Box::new(state), t0)));
+    assert_eq!(fetches(first), [(0, "15m")]);
+    assert!(fetches(app.handle(Message::Tick(t0))).is_empty());
     assert!(fetches(app.handle(Message::Tick(t0 + Duration::from_secs(5)))).is_empty());
     assert_eq!(
         fetches(app.handle(Message::Action(Action::ChartInterval))),
@@ -783,14 +800,14 @@ fn a_settlement_says_what_came_back() {
         net_pnl: 1_890_000_000_000_000_000,
         paper_minted: 0,
     }];
-    app.on_stream(
+    app.handle(Message::Stream(
         StreamEvent::Patched {
             state: Box::new(state),
             closed,
             outcomes: Vec::new(),
         },
         now(),
-    );
+    ));
     let toast = app.toasts.back().unwrap();
     assert_eq!(toast.text, "closed 1 position(s): net +$1.89");
     assert!(!toast.error);
@@ -805,18 +822,18 @@ fn a_dead_exchange_is_not_trusted() {
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_some(), "{:?}", app.toasts);
     let later = now() + Duration::from_secs(45);
-    app.on_market(MarketEvent::Failed {
+    app.handle(Message::Market(MarketEvent::Failed {
         source: Source::Trading,
         error: "/state/trading: connection refused".into(),
         at: later,
-    });
-    app.on_stream(
+    }));
+    app.handle(Message::Stream(
         StreamEvent::Disconnected {
             reason: "connection refused".into(),
             retry_in: Duration::from_secs(1),
         },
         later,
-    );
+    ));
     app.clock = later;
     // The dialog waited 45 s: confirming it sends nothing.
     assert!(press(&mut app, KeyCode::Char('y')).is_empty());
@@ -836,18 +853,21 @@ fn a_dead_exchange_is_not_trusted() {
     assert!(app.dialog.is_none());
     // The polls answer again, but the mark is still 47 s old: Review refuses and says why.
     let state = app.trading.clone().unwrap();
-    app.on_market(MarketEvent::Trading(Box::new(state), later));
+    app.handle(Message::Market(MarketEvent::Trading(
+        Box::new(state),
+        later,
+    )));
     let s = screen(&app, 120, 40);
     assert!(s.contains("✗ cannot sign now: the mark is 47s old"), "{s}");
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_none());
     assert!(app.toasts.back().unwrap().text.contains("(limit 5s)"));
     // A fresh mark opens the gate; the header still says the stream is resyncing.
-    app.on_market(MarketEvent::Mark {
+    app.handle(Message::Market(MarketEvent::Mark {
         instrument_id: 0,
         raw: 830_200,
         at: later,
-    });
+    }));
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_some(), "{:?}", app.toasts);
     assert!(screen(&app, 120, 40).contains("account stream lost, resyncing"));
@@ -861,7 +881,7 @@ fn a_key_the_exchange_dropped_is_followed() {
     assert!(screen(&app, 120, 40).contains("keystore key 28d"));
     let mut state = app.account.clone().unwrap();
     state.session_keys.clear();
-    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     let s = screen(&app, 120, 40);
     assert!(s.contains("keystore KEY NOT REGISTERED"), "{s}");
     assert!(s.contains("✗ cannot sign now: the exchange does"), "{s}");
@@ -895,7 +915,7 @@ fn a_key_the_exchange_dropped_is_followed() {
             deadline: 1_791_866_400,
             close_position_ids: None,
         });
-    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     assert!(screen(&app, 120, 40).contains("keystore key registering…"));
     press(&mut app, KeyCode::Char('1'));
     press(&mut app, KeyCode::Enter);
@@ -917,14 +937,14 @@ fn a_liquidation_reads_like_one() {
         net_pnl: -(gone.margin as i128),
         paper_minted: 0,
     }];
-    app.on_stream(
+    app.handle(Message::Stream(
         StreamEvent::Patched {
             state: Box::new(state),
             closed,
             outcomes: Vec::new(),
         },
         now(),
-    );
+    ));
     let toast = app.toasts.back().unwrap();
     assert_eq!(toast.text, "LIQUIDATED ETH ▼ 100x: margin $10.00 lost");
     assert!(toast.error);
@@ -995,7 +1015,10 @@ fn the_default_ticket_passes_the_live_minimums() {
         .parse()
         .unwrap();
     let mut app = App::new(Mode::Demo, Some(wallet));
-    app.on_market(MarketEvent::Trading(Box::new(state.clone()), now()));
+    app.handle(Message::Market(MarketEvent::Trading(
+        Box::new(state.clone()),
+        now(),
+    )));
     let preview = app.ticket.preview(&state, 830_105, None).unwrap();
     assert_eq!(preview.validation, Ok(()), "{}", app.ticket.margin_text);
     assert_eq!(
@@ -1006,7 +1029,10 @@ fn the_default_ticket_passes_the_live_minimums() {
     let mut wire = state.to_wire();
     wire["minimumOpenNotionalRaw"] = "2500000000000000000001".into();
     let stricter = TradingState::from_value(&wire).unwrap();
-    app.on_market(MarketEvent::Trading(Box::new(stricter.clone()), now()));
+    app.handle(Message::Market(MarketEvent::Trading(
+        Box::new(stricter.clone()),
+        now(),
+    )));
     assert_eq!(app.ticket.margin_text, "251");
     assert_eq!(
         app.ticket
@@ -1018,7 +1044,10 @@ fn the_default_ticket_passes_the_live_minimums() {
     // A margin the trader typed is theirs: never refitted.
     press(&mut app, KeyCode::Char('/'));
     type_text(&mut app, "0");
-    app.on_market(MarketEvent::Trading(Box::new(state), now()));
+    app.handle(Message::Market(MarketEvent::Trading(
+        Box::new(state),
+        now(),
+    )));
     assert_eq!(app.ticket.margin_text, "2510");
 }
 
@@ -1035,7 +1064,7 @@ fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
             ..template.clone()
         })
         .collect();
-    app.on_stream(StreamEvent::Synced(Box::new(state)), now());
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     press(&mut app, KeyCode::Char('2'));
     for _ in 0..20 {
         press(&mut app, KeyCode::Char(' '));
@@ -1128,15 +1157,15 @@ fn messages_expire_and_the_log_keeps_them_all() {
     assert!(!screen(&app, 120, 40).contains("ticket prefilled"));
     // The stream's loss and its return.
     let at = now() + Duration::from_secs(32);
-    app.on_stream(
+    app.handle(Message::Stream(
         StreamEvent::Disconnected {
             reason: "eof".into(),
             retry_in: Duration::from_secs(1),
         },
         at,
-    );
+    ));
     let state = app.account.clone().unwrap();
-    app.on_stream(StreamEvent::Synced(Box::new(state)), at);
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), at));
     assert_eq!(
         app.toasts.back().unwrap().text,
         "account stream back: synced"
