@@ -15,6 +15,8 @@ use super::theme::Theme;
 const AXIS: u16 = 11;
 
 struct Bar {
+    /// Open time, unix ms.
+    t: u64,
     o: u64,
     h: u64,
     l: u64,
@@ -38,6 +40,7 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .filter_map(|c| {
                     let p = |t: &str| price_raw_from_text(t, market.price_scale).ok();
                     Some(Bar {
+                        t: c.t,
                         o: p(&c.o)?,
                         h: p(&c.h)?,
                         l: p(&c.l)?,
@@ -48,7 +51,7 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
         _ => Vec::new(),
     };
-    if bars.is_empty() || inner.width <= AXIS + 2 || inner.height < 4 {
+    if bars.is_empty() || inner.width <= AXIS + 2 || inner.height < 5 {
         frame.render_widget(Paragraph::new("loading candles…").style(theme.dim()), inner);
         return;
     }
@@ -61,7 +64,8 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         hi = hi.max(m);
     }
     // Position lines widen the range only when they are near it, so a far bust (at low
-    // leverage) does not flatten the candles; it is still named on the axis edge.
+    // leverage) does not flatten the candles; one outside stays on the axis, at the edge it lies
+    // beyond, with an arrow.
     let span = hi.saturating_sub(lo).max(1);
     let mut lines: Vec<(u64, &str)> = Vec::new();
     for p in app
@@ -69,7 +73,7 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .iter()
         .filter(|p| p.instrument_id == market.id)
     {
-        for (price, label) in [(p.entry_price, "entry"), (p.bust_price, "bust")] {
+        for (price, label) in [(p.entry_price, "E"), (p.bust_price, "B")] {
             if price + span >= lo && price <= hi + span {
                 lo = lo.min(price);
                 hi = hi.max(price);
@@ -77,7 +81,8 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             lines.push((price, label));
         }
     }
-    let rows = inner.height as u64;
+    // The last row is the time axis.
+    let rows = u64::from(inner.height - 1);
     let range = hi.saturating_sub(lo).max(1);
     let row_of = |p: u64| -> Option<u16> {
         (lo..=hi)
@@ -107,50 +112,91 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     let axis_x = x0 + plot_w as u16;
-    let mut label = |price: u64, text: String, style, fill: &str| {
-        let Some(y) = row_of(price) else { return };
-        for x in x0..axis_x {
-            if buf[(x, y0 + y)].symbol() == " " {
-                buf[(x, y0 + y)].set_symbol(fill).set_style(style);
+    // Lines first (a fill across the plot at the price's row), then the axis labels, most
+    // important first; a label whose row is taken moves to the nearest free one, so the mark,
+    // a bust and an entry close together are all still readable.
+    let mut taken = vec![false; rows as usize];
+    let mut label = |price: u64, text: String, style, fill: Option<&str>| {
+        let (row, text) = match row_of(price) {
+            Some(y) => (y, text),
+            // Beyond the range: on the edge it lies past, with an arrow.
+            None if price > hi => (0, format!("{}↑", text.trim_end())),
+            None => ((rows - 1) as u16, format!("{}↓", text.trim_end())),
+        };
+        if let (Some(fill), Some(y)) = (fill, row_of(price)) {
+            for x in x0..axis_x {
+                if buf[(x, y0 + y)].symbol() == " " {
+                    buf[(x, y0 + y)].set_symbol(fill).set_style(style);
+                }
             }
         }
-        buf.set_stringn(axis_x, y0 + y, text, AXIS as usize, style);
+        let free = (0..rows as usize)
+            .filter(|r| !taken[*r])
+            .min_by_key(|r| r.abs_diff(usize::from(row)));
+        if let Some(r) = free {
+            taken[r] = true;
+            buf.set_stringn(axis_x, y0 + r as u16, text, AXIS as usize, style);
+        }
     };
-    label(
-        hi,
-        format!(" {}", price_display(hi, market.price_scale)),
-        theme.dim(),
-        " ",
-    );
-    label(
-        lo,
-        format!(" {}", price_display(lo, market.price_scale)),
-        theme.dim(),
-        " ",
-    );
-    for (price, what) in &lines {
-        let style = if *what == "bust" {
-            theme.loss()
-        } else {
-            theme.dim()
-        };
-        label(
-            *price,
-            format!(
-                "{}{}",
-                if *what == "bust" { "B" } else { "E" },
-                price_display(*price, market.price_scale)
-            ),
-            style,
-            "·",
-        );
-    }
     if let Some(m) = mark {
         label(
             m,
             format!("▶{}", price_display(m, market.price_scale)),
             theme.badge(),
-            "┄",
+            Some("┄"),
         );
     }
+    for what in ["B", "E"] {
+        for (price, _) in lines.iter().filter(|(_, w)| *w == what) {
+            let style = if what == "B" {
+                theme.loss()
+            } else {
+                theme.dim()
+            };
+            label(
+                *price,
+                format!("{what}{}", price_display(*price, market.price_scale)),
+                style,
+                Some("·"),
+            );
+        }
+    }
+    // The range's edges, unless a line already names that price.
+    let named: Vec<u64> = lines.iter().map(|(p, _)| *p).chain(mark).collect();
+    for edge in [hi, lo].into_iter().filter(|e| !named.contains(e)) {
+        label(
+            edge,
+            format!(" {}", price_display(edge, market.price_scale)),
+            theme.dim(),
+            None,
+        );
+    }
+    let times: Vec<u64> = shown.iter().map(|b| b.t).collect();
+    draw_time_axis(frame, inner, &times, plot_w, theme);
+}
+
+/// The bottom row: the time (UTC) of the first, middle and last candle under them.
+fn draw_time_axis(frame: &mut Frame, inner: Rect, times: &[u64], plot_w: usize, theme: &Theme) {
+    let Some(&last) = times.last() else { return };
+    let y = inner.y + inner.height - 1;
+    let text = |ms: u64| {
+        let s = ms / 1000 % 86_400;
+        format!("{:02}:{:02}", s / 3600, s % 3600 / 60)
+    };
+    let buf = frame.buffer_mut();
+    let n = times.len();
+    let mut marks = vec![(0usize, times[0]), (n / 2, times[n / 2]), (n - 1, last)];
+    marks.dedup_by_key(|(i, _)| *i);
+    for (i, ms) in marks {
+        // Keep each label inside the plot: the last one ends at its candle.
+        let x = i.min(plot_w.saturating_sub(5)) as u16;
+        buf.set_stringn(inner.x + x, y, text(ms), 5, theme.dim());
+    }
+    buf.set_stringn(
+        inner.x + plot_w as u16,
+        y,
+        " UTC",
+        (inner.width as usize).saturating_sub(plot_w),
+        theme.dim(),
+    );
 }

@@ -1171,3 +1171,43 @@ fn messages_expire_and_the_log_keeps_them_all() {
         "account stream back: synced"
     );
 }
+
+/// The account's lines stay on the chart: a bust far outside the candles' range is named at the
+/// edge it lies beyond (with an arrow), a label on the mark's row moves to a free row instead of
+/// being hidden, and the bottom row is a time axis.
+#[test]
+fn the_chart_keeps_the_accounts_lines_and_a_time_axis() {
+    let mut app = fixture(Mode::Demo);
+    let mut state = app.account.clone().unwrap();
+    let btc = state.open_positions[1].clone();
+    state.open_positions = vec![
+        // A 10x long: bust about 10% under, far below the candles.
+        papertrade_tui::protocol::account::Position {
+            id: alloy_primitives::U256::from(9u8),
+            leverage: 10,
+            bust_price: 749_300,
+            entry_price: 830_105,
+            ..btc.clone()
+        },
+    ];
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
+    let s = screen(&app, 120, 40);
+    let chart: Vec<&str> = s
+        .lines()
+        .skip(4)
+        .take_while(|l| !l.starts_with('└'))
+        .collect();
+    let axis = |l: &&str| l.chars().skip(67).take(12).collect::<String>();
+    // The entry is the mark here: both labels are shown, on neighbouring rows.
+    assert!(chart.iter().any(|l| axis(l).contains("▶83,010.5")), "{s}");
+    assert!(chart.iter().any(|l| axis(l).contains("E83,010.5")), "{s}");
+    // The bust, far below, sits on the lowest price row with an arrow.
+    let lowest = chart[chart.len() - 2];
+    assert!(axis(&lowest).contains("B74,930.0↓"), "{s}");
+    // The time axis: first, middle and last candle, in UTC.
+    let times = chart[chart.len() - 1];
+    assert!(
+        times.contains("15:46") && times.contains("01:31") && times.contains("UTC"),
+        "{s}"
+    );
+}
