@@ -665,6 +665,10 @@ impl App {
         let Some(state) = &self.trading else {
             return Vec::new();
         };
+        // Every message passes here: with alerts off and no banner there is nothing to measure.
+        if self.alerts.is_none() && self.banner.is_none() {
+            return Vec::new();
+        }
         let now = readings(self.positions(), state, &self.marks);
         if self.banner.as_ref().is_some_and(|b| {
             !self
@@ -694,7 +698,6 @@ impl App {
     fn candle_request(&mut self) -> Option<super::action::Effect> {
         let (market, _) = self.ticket_market()?;
         let want = (market.id, self.chart_interval);
-        let symbol = market.symbol.clone();
         let due = match self.candles_requested {
             Some((what, at)) => {
                 what != want
@@ -708,6 +711,7 @@ impl App {
         if !due {
             return None;
         }
+        let symbol = market.symbol.clone();
         self.candles_requested = Some((want, self.clock));
         Some(super::action::Effect::FetchCandles {
             instrument_id: want.0,
