@@ -159,7 +159,10 @@ impl Pty {
 }
 
 /// Collect a pipe's bytes on a thread.
-pub fn collect(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, JoinHandle<()>) {
+/// A pipe's bytes so far, and the thread reading it.
+pub type Collected = (Arc<Mutex<Vec<u8>>>, JoinHandle<()>);
+
+pub fn collect(mut pipe: impl Read + Send + 'static) -> Collected {
     let buf = Arc::new(Mutex::new(Vec::new()));
     let sink = buf.clone();
     let handle = std::thread::spawn(move || {

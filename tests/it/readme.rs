@@ -19,7 +19,7 @@ use alloy_signer_local::PrivateKeySigner;
 use papertrade_tui::sim::SimConfig;
 use serde_json::Value;
 
-use crate::pty::{Finished, Pty, collect};
+use crate::pty::{Collected, Finished, Pty, collect};
 use crate::simkit::Sim;
 
 const README: &str = include_str!("../../README.md");
@@ -880,7 +880,8 @@ fn run_binary(
     run
 }
 
-fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) -> Run {
+/// The binary with exactly `env`, no stdin, its stdout and stderr collected as they come.
+fn spawn(args: &[String], env: &[(String, String)]) -> (Child, Collected, Collected) {
     let mut child = Command::new(BIN)
         .args(args)
         .env_clear()
@@ -890,8 +891,13 @@ fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) ->
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let (out, out_t) = collect(child.stdout.take().unwrap());
-    let (err, err_t) = collect(child.stderr.take().unwrap());
+    let out = collect(child.stdout.take().unwrap());
+    let err = collect(child.stderr.take().unwrap());
+    (child, out, err)
+}
+
+fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) -> Run {
+    let (mut child, (out, out_t), (err, err_t)) = spawn(args, env);
     let status = wait_until(&mut child, Instant::now() + Duration::from_secs(40));
     out_t.join().unwrap();
     err_t.join().unwrap();
@@ -932,17 +938,7 @@ fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) ->
 }
 
 fn serve(mut run: Run, args: &[String], env: &[(String, String)], probe: bool) -> Run {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .env_clear()
-        .envs(env.iter().cloned())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (out, out_t) = collect(child.stdout.take().unwrap());
-    let (err, err_t) = collect(child.stderr.take().unwrap());
+    let (mut child, (out, out_t), (err, err_t)) = spawn(args, env);
     let deadline = Instant::now() + Duration::from_secs(30);
     let mut problem = None;
     // It says it serves until Ctrl-C once it is ready ("Ctrl-C stops it.", "…; Ctrl-C stops").

@@ -785,9 +785,12 @@ fn a_click_on_the_tab_bar_picks_the_tab_drawn_there() {
     assert_eq!(tab_at(100), None);
 }
 
-#[test]
-fn a_settlement_says_what_came_back() {
-    let mut app = fixture(Mode::Demo);
+/// Settle the fixture's first position on the stream: closed with `net_pnl`, or liquidated.
+fn settle_first(
+    app: &mut App,
+    liquidated: bool,
+    net_pnl: i128,
+) -> papertrade_tui::protocol::account::Position {
     let mut state = app.account.clone().unwrap();
     let gone = state.open_positions.remove(0);
     let closed = vec![papertrade_tui::protocol::account::ClosedPosition {
@@ -796,8 +799,8 @@ fn a_settlement_says_what_came_back() {
         is_long: gone.is_long,
         margin: gone.margin,
         leverage: gone.leverage,
-        liquidated: false,
-        net_pnl: 1_890_000_000_000_000_000,
+        liquidated,
+        net_pnl,
         paper_minted: 0,
     }];
     app.handle(Message::Stream(
@@ -808,6 +811,13 @@ fn a_settlement_says_what_came_back() {
         },
         now(),
     ));
+    gone
+}
+
+#[test]
+fn a_settlement_says_what_came_back() {
+    let mut app = fixture(Mode::Demo);
+    let gone = settle_first(&mut app, false, 1_890_000_000_000_000_000);
     let toast = app.toasts.back().unwrap();
     assert_eq!(toast.text, "closed 1 position(s): net +$1.89");
     assert!(!toast.error);
@@ -925,26 +935,8 @@ fn a_key_the_exchange_dropped_is_followed() {
 #[test]
 fn a_liquidation_reads_like_one() {
     let mut app = fixture(Mode::Demo);
-    let mut state = app.account.clone().unwrap();
-    let gone = state.open_positions.remove(0);
-    let closed = vec![papertrade_tui::protocol::account::ClosedPosition {
-        id: gone.id,
-        instrument_id: gone.instrument_id,
-        is_long: gone.is_long,
-        margin: gone.margin,
-        leverage: gone.leverage,
-        liquidated: true,
-        net_pnl: -(gone.margin as i128),
-        paper_minted: 0,
-    }];
-    app.handle(Message::Stream(
-        StreamEvent::Patched {
-            state: Box::new(state),
-            closed,
-            outcomes: Vec::new(),
-        },
-        now(),
-    ));
+    let margin = app.account.as_ref().unwrap().open_positions[0].margin;
+    settle_first(&mut app, true, -(margin as i128));
     let toast = app.toasts.back().unwrap();
     assert_eq!(toast.text, "LIQUIDATED ETH ▼ 100x: margin $10.00 lost");
     assert!(toast.error);
