@@ -1129,6 +1129,8 @@ fn messages_expire_and_the_log_keeps_them_all() {
     }
     // Times are the app's (UTC): 1791862900 is 03:41:40.
     assert!(s.contains("03:41:40 "), "{s}");
+    insta::assert_snapshot!("message_log_120x40", s);
+    insta::assert_snapshot!("message_log_80x24", screen(&app, 80, 24));
     let bar = screen(&app, 120, 40).lines().last().unwrap().to_string();
     assert_eq!(bar, "Esc close · E close");
     press(&mut app, KeyCode::Esc);
