@@ -35,6 +35,8 @@ pub enum Action {
     Type(char),
     Backspace,
     ChartInterval,
+    /// Open the session-key panel (generate, register, renew, clear).
+    KeySetup,
 }
 
 /// Everything that reaches the app: keys (as actions), network events (stamped when they
@@ -45,13 +47,16 @@ pub enum Message {
     Market(MarketEvent),
     /// An account-stream event and when the loop received it.
     Stream(StreamEvent, SystemTime),
-    Submitted(SubmitReport),
+    Submitted(super::report::SubmitReport),
     /// The timer, with the time now.
     Tick(SystemTime),
+    /// What a session-key job came to.
+    KeyDone(super::key_setup::KeyOutcome),
 }
 
-/// What the runtime must do after a message (the app itself does no I/O).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the runtime must do after a message (the app itself does no I/O). Not `Clone`: a key
+/// job may carry a typed passphrase, and there is to be exactly one copy of it.
+#[derive(Debug, PartialEq, Eq)]
 pub enum Effect {
     Quit,
     /// Fetch candles for the chart.
@@ -70,16 +75,8 @@ pub enum Effect {
     },
     /// Ring the bell and raise a desktop notification (a distance-to-bust alert).
     Notify(super::alerts::Notice),
-}
-
-/// What carrying out an order produced, as a message back to the app: ids to track and lines
-/// to show.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct SubmitReport {
-    pub tracked: Vec<alloy_primitives::B256>,
-    /// Close intents and the positions each closes (evidence after a resync).
-    pub closes: Vec<(alloy_primitives::B256, Vec<alloy_primitives::U256>)>,
-    pub toasts: Vec<(String, bool)>,
+    /// Generate, register, renew or clear the session key.
+    Key(super::key_setup::KeyJob),
 }
 
 /// A command that lives on one remappable key. Its serde name is its name in the config file's
@@ -102,12 +99,13 @@ pub enum Command {
     Close,
     Help,
     Messages,
+    SessionKey,
     Quit,
 }
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub(crate) const ALL: [Command; 14] = [
+    pub(crate) const ALL: [Command; 15] = [
         Command::Long,
         Command::Short,
         Command::Margin,
@@ -121,6 +119,7 @@ impl Command {
         Command::Close,
         Command::Help,
         Command::Messages,
+        Command::SessionKey,
         Command::Quit,
     ];
 
@@ -151,6 +150,7 @@ impl Command {
             Command::Close => 'x',
             Command::Help => '?',
             Command::Messages => 'e',
+            Command::SessionKey => 'g',
             Command::Quit => 'q',
         }
     }
@@ -170,6 +170,7 @@ impl Command {
             Command::Close => "close marked/highlighted positions; cancel a pending intent",
             Command::Help => "this help",
             Command::Messages => "the message log: every outcome, refusal and note, with its time",
+            Command::SessionKey => "session key: generate, register with the owner, renew, clear",
             Command::Quit => "quit",
         }
     }
@@ -189,6 +190,7 @@ impl Command {
             Command::Close => Action::CloseSelected,
             Command::Help => Action::ToggleHelp,
             Command::Messages => Action::ToggleLog,
+            Command::SessionKey => Action::KeySetup,
             Command::Quit => Action::Quit,
         }
     }
@@ -312,6 +314,7 @@ mod tests {
                 "close",
                 "help",
                 "messages",
+                "session_key",
                 "quit"
             ]
         );

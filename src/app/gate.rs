@@ -154,6 +154,32 @@ impl App {
         }
     }
 
+    /// Why the session key cannot sign at unix second `now_s`, if it cannot, with the fix.
+    pub(crate) fn key_gate(&self, now_s: u64) -> Result<(), String> {
+        let fix = self.key_setup_key();
+        match self.key_state(now_s) {
+            KeyState::Valid { .. } | KeyState::Registering => {}
+            KeyState::Missing => {
+                return Err(format!(
+                    "trading is not enabled: no session key ({fix} sets one up)"
+                ));
+            }
+            KeyState::Unknown => return Err("the account is not synced yet".into()),
+            KeyState::NotRegistered => {
+                return Err(format!(
+                    "the exchange does not list the session key (not registered or revoked): \
+                     {fix} registers it with the owner's signature"
+                ));
+            }
+            KeyState::Expired => {
+                return Err(format!(
+                    "the session key expired: {fix} renews it (the owner signs again)"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Why nothing may be signed at `now`, if so: the key and the relayer (every order), and for
     /// an open also the age of its market's mark.
     pub(crate) fn trade_gate(
@@ -161,26 +187,7 @@ impl App {
         open_instrument: Option<u32>,
         now: SystemTime,
     ) -> Result<(), String> {
-        match self.key_state(crate::clock::unix_s(now)) {
-            KeyState::Valid { .. } | KeyState::Registering => {}
-            KeyState::Missing => {
-                return Err("trading is not enabled: no session key in this session".into());
-            }
-            KeyState::Unknown => return Err("the account is not synced yet".into()),
-            KeyState::NotRegistered => {
-                return Err(
-                    "the exchange does not list the session key (not registered or \
-                     revoked): run `papertrade-tui key register`"
-                        .into(),
-                );
-            }
-            KeyState::Expired => {
-                return Err(
-                    "the session key expired: run `papertrade-tui key register` to extend it"
-                        .into(),
-                );
-            }
-        }
+        self.key_gate(crate::clock::unix_s(now))?;
         if let Connection::Down(why) = self.connection(now) {
             return Err(format!("the exchange is unreachable ({why})"));
         }

@@ -17,6 +17,7 @@ use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
+use super::key_setup::KeyStatus;
 use super::ticket::Ticket;
 
 /// What the session may do.
@@ -115,14 +116,6 @@ impl Dialog {
 /// The chart's intervals, as the browser terminal offers them; `C` cycles.
 pub const CHART_INTERVALS: [&str; 6] = ["1m", "5m", "15m", "1h", "4h", "1d"];
 
-/// The session key as the header shows it (never the key itself).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct KeyStatus {
-    pub address: Address,
-    pub backend: &'static str,
-    pub local_expiry: u64,
-}
-
 #[derive(Debug)]
 pub struct App {
     pub mode: Mode,
@@ -181,7 +174,18 @@ pub struct App {
     pub delivery: super::alerts::Delivery,
     /// The latest alert, shown until Esc or until its position is gone.
     pub banner: Option<super::alerts::Alert>,
+    /// The session-key panel, while open.
+    pub key_panel: Option<super::key_setup::KeyPanel>,
+    /// What this session can do about its key.
+    pub key_setup: super::key_setup::KeySetup,
+    /// The owner keystore path last typed in the panel (a path, never a secret).
+    pub owner_keystore_path: String,
+    /// Sends that did not reach the queue as far as this client knows, and when they came back.
+    pub unanswered: VecDeque<(super::report::Unanswered, SystemTime)>,
 }
+
+/// How many unanswered sends are kept (oldest dropped first).
+const UNANSWERED_KEPT: usize = 50;
 
 /// How often the chart's candles are fetched again.
 pub const CANDLE_REFRESH: std::time::Duration = std::time::Duration::from_secs(20);
@@ -228,6 +232,10 @@ impl App {
                 tmux: false,
             },
             banner: None,
+            key_panel: None,
+            key_setup: Default::default(),
+            owner_keystore_path: String::new(),
+            unanswered: VecDeque::new(),
         }
     }
 
@@ -239,8 +247,12 @@ impl App {
             .ticket_market()
             .and_then(|(m, _)| self.trading.as_ref().map(|s| s.leverage_ceiling(m)))
             .unwrap_or(1000);
+        if self.key_panel.is_some() && action != Action::Quit {
+            return self.key_panel_action(action);
+        }
         match action {
             Action::Quit => return vec![Effect::Quit],
+            Action::KeySetup => self.open_key_panel(),
             Action::Side(long) => {
                 self.ticket.is_long = long;
                 if !self.mode.can_trade() {
@@ -531,10 +543,16 @@ impl App {
     /// Returns the intents whose fate the stream had already reported.
     pub(crate) fn on_submitted(
         &mut self,
-        report: super::action::SubmitReport,
+        report: super::report::SubmitReport,
     ) -> Vec<(B256, Resolution)> {
         for (text, error) in report.toasts {
             self.toast(text, error);
+        }
+        for u in report.unanswered {
+            if self.unanswered.len() == UNANSWERED_KEPT {
+                self.unanswered.pop_front();
+            }
+            self.unanswered.push_back((u, self.clock));
         }
         let mut resolved = Vec::new();
         for id in &report.tracked {
@@ -549,8 +567,37 @@ impl App {
                 resolved.push((*id, r));
             }
         }
+        self.settle_unanswered(&resolved);
         self.dirty = true;
         resolved
+    }
+
+    /// A send with no answer leaves Pending once the stream settles it.
+    fn settle_unanswered(&mut self, resolved: &[(B256, Resolution)]) {
+        self.unanswered.retain(|(u, _)| {
+            u.fate != super::report::SendFate::NoAnswer
+                || !resolved.iter().any(|(id, _)| u.intent_id == Some(*id))
+        });
+    }
+
+    /// Sends Pending lists now: no answer (until settled, and not while the queue shows them)
+    /// and refused or unsent ones for a minute.
+    pub(crate) fn unanswered_now(&self) -> impl Iterator<Item = &super::report::Unanswered> {
+        let queued = |id: &Option<B256>| {
+            self.account
+                .as_ref()
+                .is_some_and(|a| a.operations.iter().any(|o| Some(o.intent_id) == *id))
+        };
+        self.unanswered
+            .iter()
+            .filter(move |(u, at)| match u.fate {
+                super::report::SendFate::NoAnswer => !queued(&u.intent_id),
+                _ => self
+                    .clock
+                    .duration_since(*at)
+                    .is_ok_and(|age| age < super::report::UNANSWERED_FOR),
+            })
+            .map(|(u, _)| u)
     }
 
     /// Fold an account-stream event received at `at` (the loop stamps it; the app reads no clock):
@@ -565,6 +612,7 @@ impl App {
         for (id, resolution) in &resolved {
             self.toast_outcome(*id, resolution);
         }
+        self.settle_unanswered(&resolved);
         match event {
             StreamEvent::Synced(state) => {
                 // Said once the stream is back, so "resyncing" is not the last word.
@@ -643,11 +691,27 @@ impl App {
                 .into_iter()
                 .map(|(id, r)| Effect::RecordFate(id, r))
                 .collect(),
+            Message::KeyDone(outcome) => {
+                self.dirty = true;
+                self.on_key_outcome(outcome)
+            }
             Message::Tick(now) => {
                 let before = self.clock;
                 self.clock = self.clock.max(now);
                 // Time alone changes the screen only when a message expires.
                 if self.toasts.footer_changes(before, self.clock) {
+                    self.dirty = true;
+                }
+                // ... or a refused send leaves Pending.
+                let expired = |at: SystemTime, now: SystemTime| {
+                    now.duration_since(at)
+                        .is_ok_and(|a| a >= super::report::UNANSWERED_FOR)
+                };
+                let before_len = self.unanswered.len();
+                self.unanswered.retain(|(u, at)| {
+                    u.fate == super::report::SendFate::NoAnswer || !expired(*at, self.clock)
+                });
+                if self.unanswered.len() != before_len {
                     self.dirty = true;
                 }
                 Vec::new()

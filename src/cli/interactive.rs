@@ -3,14 +3,15 @@
 
 use std::io::IsTerminal;
 
+use crate::app::key_setup::KeySetup;
 use crate::app::{App, KeyStatus, Mode};
-use crate::keys::KeyMeta;
+use crate::keys::{Backend, KeyError, KeyMeta, Passphrase};
 use crate::protocol::eip712::SessionSigner;
 use crate::tui::Setup;
 use crate::ui::theme::Theme;
 
 use super::output::CliError;
-use super::session::{LiveAccount, owner, usable_session_key};
+use super::session::{key_error, owner, passphrase, session_keys};
 use super::{Context, PrefillArgs, args};
 
 pub async fn run(ctx: &Context, prefill: PrefillArgs) -> Result<(), CliError> {
@@ -25,18 +26,41 @@ pub async fn run(ctx: &Context, prefill: PrefillArgs) -> Result<(), CliError> {
 /// The UI the command line asks for: watching (no key material) or live (the owner's usable
 /// session key). Public so tests open the UI the way the command line does.
 pub async fn prepare(ctx: &Context, prefill: &PrefillArgs) -> Result<Setup, CliError> {
-    let (mode, wallet, session) = match ctx.watch {
-        Some(w) => (Mode::Watch, w, None),
+    let (mode, wallet, session, note) = match ctx.watch {
+        Some(w) => (Mode::Watch, w, None, None),
         None => {
             let owner = owner(ctx)?;
-            let live = LiveAccount::open(ctx, owner).await?;
-            // Asked on the plain terminal, before the UI takes it over.
-            let key = usable_session_key(ctx, owner, &live.state)?;
-            (Mode::Live, owner, Some(key))
+            let (session, note) = stored_session_key(ctx, owner)?;
+            (Mode::Live, owner, session, note)
         }
     };
     // No read of the exchange here: the UI draws at once and the poller brings the markets.
-    setup(ctx, mode, wallet, session, prefill)
+    let mut setup = setup(ctx, mode, wallet, session, prefill)?;
+    if let Some(note) = note {
+        setup.app.toast(note, true);
+    }
+    Ok(setup)
+}
+
+/// A session key ready to sign, and what the UI shows of it.
+type Unlocked = (SessionSigner, KeyMeta);
+
+/// The owner's stored session key, unlocked (its passphrase asked on the plain terminal, before
+/// the UI takes it over), whatever the exchange thinks of it: the UI follows `sessionKeys` and
+/// its key panel registers, renews or replaces it. No key, or a key whose secret is gone, opens
+/// the UI with trading not enabled (and a note saying why).
+fn stored_session_key(
+    ctx: &Context,
+    owner: alloy_primitives::Address,
+) -> Result<(Option<Unlocked>, Option<String>), CliError> {
+    let loaded = session_keys(ctx)?.load(owner, || {
+        passphrase(crate::keys::PASSPHRASE_ENV, "Session key passphrase: ")
+    });
+    match loaded {
+        Ok(session) => Ok((session, None)),
+        Err(KeyError::NotFound) => Ok((None, Some(format!("{}", KeyError::NotFound)))),
+        Err(e) => Err(key_error(e)),
+    }
 }
 
 /// Build the app and hand the terminal to the UI until the user quits.
@@ -70,11 +94,19 @@ pub fn setup(
     app.max_mark_age = ctx.ui.max_mark_age();
     // Validated when the config was read; a failure here would be a bug, so fall back loudly.
     app.keymap = crate::app::Keymap::with_overrides(&ctx.ui.keys).map_err(CliError::Config)?;
-    app.key = session.as_ref().map(|(_, meta)| KeyStatus {
-        address: meta.key,
-        backend: meta.backend.label(),
-        local_expiry: meta.expiry,
-    });
+    app.key = session.as_ref().map(|(_, meta)| KeyStatus::from(meta));
+    // Watch mode has no key store at all: no key material may exist in the process.
+    let keys = match mode {
+        Mode::Watch => None,
+        Mode::Live | Mode::Demo => Some(session_keys(ctx)?),
+    };
+    app.key_setup = KeySetup {
+        available: keys.is_some(),
+        new_key_needs_passphrase: keys.as_ref().is_some_and(|k| {
+            k.preferred_backend() == Backend::Keystore
+                && Passphrase::from_env(crate::keys::PASSPHRASE_ENV).is_none()
+        }),
+    };
     app.alerts = ctx.alerts.rules().map(crate::app::alerts::Alerts::new);
     app.delivery = ctx.alerts.delivery(crate::ui::notify::detect_here);
     apply_prefill(&mut app, prefill);
@@ -88,6 +120,7 @@ pub fn setup(
         max_fps: ctx.ui.max_fps(),
         mouse: ctx.ui.mouse,
         deadlines: ctx.deadlines,
+        keys,
     })
 }
 

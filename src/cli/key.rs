@@ -3,16 +3,16 @@
 use alloy_primitives::Address;
 use serde_json::json;
 
-use crate::client::intents::{Submission, submit};
-use crate::client::ledger::{AuditLog, NonceStore};
+use crate::client::intents::Submission;
+use crate::client::ledger::AuditLog;
+use crate::client::session_key::{RegistrationError, registration, send_registration};
 use crate::clock::now_unix_s;
-use crate::keys::KeyMeta;
-use crate::protocol::eip712::{NonceLane, RegisterSessionKey};
+use crate::keys::{KeyMeta, SESSION_TTL_SECS};
 
 use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
-    LiveAccount, SESSION_TTL_SECS, confirm, effective_expiry, key_error, owner, owner_sign,
-    passphrase, renewal_warning, session_keys,
+    LiveAccount, confirm, effective_expiry, key_error, owner, owner_sign, passphrase,
+    renewal_warning, session_keys,
 };
 use super::{Context, KeyCommand};
 
@@ -160,10 +160,10 @@ async fn register(
         ))
     })?;
     let now = now_unix_s();
-    // Every registration asks for a full lifetime from now, so registering the same key again
-    // extends it (the registration replaces the key's expiry) instead of re-sending the old one.
-    let expiry = now + SESSION_TTL_SECS;
     let mut live = LiveAccount::open(ctx, owner).await?;
+    let intent = registration(&ctx.data_dir, owner, meta.key, now, &ctx.deadlines)
+        .map_err(|e| CliError::Local(format!("nonce store: {e}")))?;
+    let expiry = intent.expiry;
     let renewing = live.state.session_key_expiry(meta.key);
     if !signing.external || !ctx.json {
         eprintln!(
@@ -183,27 +183,14 @@ async fn register(
             "Sign RegisterSessionKey with the owner's keystore and send it?",
         )?;
     }
-    let nonce = NonceStore::new(&ctx.data_dir)
-        .next(owner, NonceLane::Exchange)
-        .map_err(|e| CliError::Local(format!("nonce store: {e}")))?;
-    let intent = RegisterSessionKey {
-        user: owner,
-        key: meta.key,
-        expiry,
-        feeAddress: Address::ZERO,
-        nonce,
-        deadline: now + ctx.deadlines.register_s,
-    };
     let signed = owner_sign(ctx, signing, owner, intent)?;
-    // The local expiry follows what was signed; the effective expiry stays the lesser of this
-    // and the exchange's until the registration settles.
-    keys.set_expiry(owner, expiry).map_err(key_error)?;
     let meta = KeyMeta { expiry, ..meta };
-    let audit = AuditLog::new(&ctx.data_dir);
-    let details = json!({"sessionKey": format!("{:#x}", meta.key), "expiry": expiry});
-    let submission = submit(&ctx.http, &audit, &signed, details)
+    let submission = send_registration(&ctx.http, &ctx.data_dir, &keys, &signed)
         .await
-        .map_err(|e| CliError::Malformed(e.to_string()))?;
+        .map_err(|e| match e {
+            RegistrationError::Key(e) => key_error(e),
+            RegistrationError::Submit(e) => CliError::Malformed(e.to_string()),
+        })?;
     let id = signed.intent_id();
     report_submission(ctx, &submission, id)?;
     let outcome = live

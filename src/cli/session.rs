@@ -4,7 +4,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
-use alloy_primitives::{Address, B256, Signature};
+use alloy_primitives::{Address, B256};
 use tokio::sync::mpsc;
 
 use crate::client::intents::record_fate;
@@ -18,15 +18,14 @@ use crate::keys::{
     prompt_passphrase,
 };
 use crate::protocol::account::AccountState;
-use crate::protocol::eip712::{SessionSigner, Signed, WalletIntent, typed_data_json};
+use crate::protocol::eip712::{
+    SessionSigner, Signed, WalletIntent, parse_signature, sign_request_json,
+};
 
 use super::output::CliError;
 use super::{Context, OwnerSigning, args};
 
-/// Session keys last 30 days (§4.7).
-pub const SESSION_TTL_SECS: u64 = 30 * 86_400;
-/// Renew when less than this remains: one intent TTL plus a minute (§4.7).
-pub const RENEW_WITHIN_SECS: u64 = 61 * 60;
+use crate::keys::RENEW_WITHIN_SECS;
 
 pub fn owner(ctx: &Context) -> Result<Address, CliError> {
     let text = ctx.owner.as_deref().ok_or_else(|| {
@@ -294,12 +293,7 @@ pub fn owner_sign<I: WalletIntent>(
             "the owner's signature is needed: pass --owner-keystore PATH or --external",
         ));
     }
-    let typed = typed_data_json(&intent);
-    let request = serde_json::json!({
-        "method": "eth_signTypedData_v4",
-        "params": [format!("{owner:#x}"), serde_json::to_string(&typed).expect("JSON")],
-        "typedData": typed,
-    });
+    let request = sign_request_json(owner, &intent);
     if let Some(path) = &signing.typed_data_out {
         crate::private_files::write_private(
             path,
@@ -330,19 +324,7 @@ pub fn owner_sign<I: WalletIntent>(
         .lock()
         .read_line(&mut line)
         .map_err(|e| CliError::input("signature", format!("could not read it: {e}")))?;
-    let text = line.trim();
-    let hex_ok = text.len() == 132
-        && text.starts_with("0x")
-        && text[2..].bytes().all(|b| b.is_ascii_hexdigit());
-    if !hex_ok {
-        return Err(CliError::input(
-            "signature",
-            "must be 0x followed by 130 hex characters (65 bytes)",
-        ));
-    }
-    let signature: Signature = text
-        .parse()
-        .map_err(|_| CliError::input("signature", "is not a valid secp256k1 signature"))?;
+    let signature = parse_signature(&line).map_err(|why| CliError::input("signature", why))?;
     Signed::from_signature(intent, signature, owner)
         .map_err(|e| CliError::input("signature", e.to_string()))
 }

@@ -28,6 +28,14 @@ pub enum Submission {
     Unknown { reason: String },
 }
 
+impl Submission {
+    /// Whether the intent may be in the queue now (accepted, or no answer): only then is it
+    /// tracked.
+    pub fn may_be_queued(&self) -> bool {
+        matches!(self, Submission::Accepted(_) | Submission::Unknown { .. })
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum SubmitError {
     #[error("the relayer answered with intent id {got:#x}, but this intent's id is {expected:#x}")]

@@ -26,10 +26,7 @@ pub struct Sent {
 impl Sent {
     /// Whether it may be in the queue now (accepted, or no answer): only then is it tracked.
     pub fn may_be_queued(&self) -> bool {
-        matches!(
-            self.result,
-            Ok(Submission::Accepted(_) | Submission::Unknown { .. })
-        )
+        self.result.as_ref().is_ok_and(Submission::may_be_queued)
     }
 }
 

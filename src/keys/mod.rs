@@ -31,6 +31,11 @@ pub use session::SessionKeys;
 /// The environment variable that holds the session keystore's passphrase for automation.
 pub(crate) const PASSPHRASE_ENV: &str = "PAPERTRADE_TUI_PASSPHRASE";
 
+/// Session keys last 30 days (§4.7).
+pub const SESSION_TTL_SECS: u64 = 30 * 86_400;
+/// Renew when less than this remains: one intent TTL plus a minute (§4.7).
+pub const RENEW_WITHIN_SECS: u64 = 61 * 60;
+
 /// Where a session key's secret is kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -84,6 +89,34 @@ impl Passphrase {
         self.0.is_empty()
     }
 
+    /// An empty passphrase to be typed into one character at a time (the UI's masked field).
+    /// Its buffer is allocated once, so typing never leaves reallocated copies behind.
+    pub fn typing() -> Self {
+        Self(String::with_capacity(Self::TYPED_MAX))
+    }
+
+    /// The longest passphrase the UI's field takes, in bytes.
+    pub const TYPED_MAX: usize = 256;
+
+    /// Add a typed character; `false` (and nothing added) when the field is full.
+    pub fn push(&mut self, c: char) -> bool {
+        if self.0.len() + c.len_utf8() > Self::TYPED_MAX {
+            return false;
+        }
+        self.0.push(c);
+        true
+    }
+
+    /// Remove the last typed character.
+    pub fn pop(&mut self) {
+        self.0.pop();
+    }
+
+    /// How many characters were typed (what a masked field may show).
+    pub fn chars(&self) -> usize {
+        self.0.chars().count()
+    }
+
     /// The text, for the keystore crypto only.
     pub(crate) fn expose(&self) -> &str {
         &self.0
@@ -95,6 +128,15 @@ impl fmt::Debug for Passphrase {
         f.write_str("Passphrase(<redacted>)")
     }
 }
+
+/// Whether two typed passphrases agree (the "type it again" check).
+impl PartialEq for Passphrase {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+
+impl Eq for Passphrase {}
 
 impl Drop for Passphrase {
     fn drop(&mut self) {

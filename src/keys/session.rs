@@ -42,7 +42,6 @@ impl SessionKeys {
 
     /// Which backend a new key would go to: the forced one, else the keyring if a credential
     /// store is set up, else the keystore file.
-    #[cfg(test)]
     pub(crate) fn preferred_backend(&self) -> Backend {
         match self.forced {
             Some(backend) => backend,

@@ -3,6 +3,7 @@
 //! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
+mod key_setup;
 mod submit;
 
 use std::io::{self, Write};
@@ -48,6 +49,8 @@ pub struct Setup {
     pub mouse: bool,
     /// How long each kind of intent stays valid.
     pub deadlines: crate::protocol::order::Deadlines,
+    /// Where the session key is stored, for the key panel; `None` in watch mode.
+    pub keys: Option<crate::keys::SessionKeys>,
 }
 
 /// Where the loop's frames go: the real terminal wraps each in synchronized output
@@ -128,6 +131,7 @@ pub async fn run_loop(
         max_fps,
         mouse: _,
         deadlines,
+        keys,
     } = setup;
     let (market_tx, mut market_rx) = mpsc::channel(256);
     let market_tx_candles = market_tx.clone();
@@ -156,9 +160,14 @@ pub async fn run_loop(
     });
     let (report_tx, mut report_rx) = mpsc::channel::<crate::app::SubmitReport>(64);
     let audit = AuditLog::new(&data_dir);
-    let submitter = session.map(|(key, _)| {
-        submit::Submitter::new(http.clone(), key, app.wallet, &data_dir, deadlines)
+    let wallet = app.wallet;
+    let new_submitter =
+        |key| submit::Submitter::new(http.clone(), key, wallet, &data_dir, deadlines);
+    let mut submitter = session.map(|(key, _)| new_submitter(key));
+    let key_worker = keys.zip(app.wallet).map(|(keys, owner)| {
+        key_setup::KeyWorker::new(http.clone(), &data_dir, owner, keys, deadlines)
     });
+    let (key_tx, mut key_rx) = mpsc::channel::<key_setup::KeyDone>(8);
 
     let mut tick = tokio::time::interval(Duration::from_millis(
         1000 / u64::from(max_fps.clamp(1, 60)),
@@ -204,6 +213,17 @@ pub async fn run_loop(
                     Effect::Notify(notice) => {
                         let _ = screen.notify(&crate::ui::notify::bytes(&notice));
                     }
+                    Effect::Key(job) => match &key_worker {
+                        Some(w) => w.spawn(job, key_tx.clone()),
+                        None => {
+                            let _ = key_tx.try_send(key_setup::KeyDone {
+                                outcome: crate::app::key_setup::KeyOutcome::Failed(
+                                    "no key store in this session (watch mode)".into(),
+                                ),
+                                signer: key_setup::SignerChange::Keep,
+                            });
+                        }
+                    },
                 }
             }
         }
@@ -244,6 +264,15 @@ pub async fn run_loop(
             },
             Some(report) = report_rx.recv() => {
                 pending.push(Message::Submitted(report));
+                draw_now = true;
+            }
+            Some(done) = key_rx.recv() => {
+                match done.signer {
+                    key_setup::SignerChange::Use(key) => submitter = Some(new_submitter(key)),
+                    key_setup::SignerChange::Drop => submitter = None,
+                    key_setup::SignerChange::Keep => {}
+                }
+                pending.push(Message::KeyDone(done.outcome));
                 draw_now = true;
             }
             Some(event) = market_rx.recv() => pending.push(Message::Market(event)),

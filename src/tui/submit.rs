@@ -7,7 +7,7 @@ use alloy_primitives::Address;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::app::SubmitReport;
+use crate::app::{SendFate, SubmitReport, Unanswered};
 use crate::client::ExchangeHttp;
 use crate::client::intents::Submission;
 use crate::client::orders::Trader;
@@ -53,6 +53,11 @@ async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitReport {
         Ok(sent) => sent,
         Err(e) => {
             report.toasts.push((e.to_string(), true));
+            report.unanswered.push(Unanswered {
+                intent_id: None,
+                what: what.to_string(),
+                fate: SendFate::NotSent,
+            });
             return report;
         }
     };
@@ -69,20 +74,43 @@ async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitReport {
                 report.closes.push((one.intent_id, one.closes.clone()));
             }
         }
-        report.toasts.push(match &one.result {
-            Ok(Submission::Accepted(_)) => {
-                (format!("{what}: queued ({:#x})", one.intent_id), false)
-            }
-            Ok(Submission::Unknown { reason }) => (
+        record_send(&mut report, what, one.intent_id, &one.result);
+    }
+    report
+}
+
+/// One send's lines: the message log's (queued, refused with the exchange's reason, no answer:
+/// watched on the stream and never resent, or not sent), and a Pending row unless it was queued.
+pub(super) fn record_send<E: std::fmt::Display>(
+    report: &mut SubmitReport,
+    what: String,
+    id: alloy_primitives::B256,
+    result: &Result<Submission, E>,
+) {
+    let (toast, fate) = match result {
+        Ok(Submission::Accepted(_)) => ((format!("{what}: queued ({id:#x})"), false), None),
+        Ok(Submission::Unknown { reason }) => (
+            (
                 format!("{what}: no answer ({reason}); watching the stream, not resending"),
                 true,
             ),
-            Ok(Submission::Refused { code, message, .. }) => {
-                let text = crate::protocol::relayer::explain_refusal(code, message);
-                (format!("{what} refused ({code}): {text}"), true)
-            }
-            Err(e) => (format!("{what}: {e}"), true),
+            Some(SendFate::NoAnswer),
+        ),
+        Ok(Submission::Refused { code, message, .. }) => {
+            let text = crate::protocol::relayer::explain_refusal(code, message);
+            (
+                (format!("{what} refused ({code}): {text}"), true),
+                Some(SendFate::Refused(code.clone())),
+            )
+        }
+        Err(e) => ((format!("{what}: {e}"), true), Some(SendFate::NotSent)),
+    };
+    report.toasts.push(toast);
+    if let Some(fate) = fate {
+        report.unanswered.push(Unanswered {
+            intent_id: Some(id),
+            what,
+            fate,
         });
     }
-    report
 }

@@ -131,6 +131,11 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             KeyState::Unknown | KeyState::Missing => ("key …".into(), theme.dim()),
         };
         account.push(Span::styled(format!("│ {} {text} ", k.backend), style));
+    } else if app.mode.can_trade() {
+        account.push(Span::styled(
+            format!("│ NO SESSION KEY ({}) ", app.key_setup_key()),
+            theme.warn(),
+        ));
     }
     // Ages only once stale: a ticking counter would redraw (and send bytes) every second while
     // nothing changes, and the connection status already says when something is wrong.

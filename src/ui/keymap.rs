@@ -43,6 +43,16 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
             _ => None,
         };
     }
+    // The key panel takes every character: its fields hold paths, passphrases, signatures.
+    if app.key_panel.is_some() {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Escape),
+            KeyCode::Enter => Some(Action::Confirm),
+            KeyCode::Backspace => Some(Action::Backspace),
+            KeyCode::Char(c) => Some(Action::Type(c)),
+            _ => None,
+        };
+    }
     // An overlay answers only to Esc, its own key and quit's key, all of which close it.
     let closes = |own: Command| match key.code {
         KeyCode::Esc => true,

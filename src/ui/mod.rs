@@ -11,6 +11,7 @@ mod footer;
 mod header;
 mod help;
 mod history;
+mod key_panel;
 pub mod keymap;
 mod log;
 pub(crate) mod notify;
@@ -69,6 +70,7 @@ impl Hint {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Focus {
     Dialog,
+    KeyPanel,
     Help,
     Log,
     Ticket,
@@ -81,6 +83,8 @@ pub(crate) enum Focus {
 pub(crate) fn focus(app: &App) -> Focus {
     if app.dialog.is_some() {
         Focus::Dialog
+    } else if app.key_panel.is_some() {
+        Focus::KeyPanel
     } else if app.help {
         Focus::Help
     } else if app.show_log {
@@ -106,6 +110,7 @@ fn pane_focus(app: &App) -> Focus {
 pub(crate) fn hints(app: &App) -> Vec<Hint> {
     match focus(app) {
         Focus::Dialog => dialog::commands(app),
+        Focus::KeyPanel => key_panel::commands(app),
         Focus::Help => help::commands(app),
         Focus::Log => log::commands(app),
         pane => pane_hints(app, pane),
@@ -117,7 +122,12 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Ticket => ticket::commands(app),
         Focus::Positions => positions::commands(app),
         Focus::Pending => pending::commands(app),
-        Focus::History | Focus::Protocol | Focus::Dialog | Focus::Help | Focus::Log => Vec::new(),
+        Focus::History
+        | Focus::Protocol
+        | Focus::Dialog
+        | Focus::KeyPanel
+        | Focus::Help
+        | Focus::Log => Vec::new(),
     };
     if !(pane == Focus::Ticket && app.ticket.editing_margin) {
         out.extend([
@@ -160,7 +170,8 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
             positions::draw(frame, positions_area, app, theme, now);
         }
         Tab::Positions => {
-            let pending = app.account.as_ref().map_or(0, |a| a.operations.len());
+            let pending = app.account.as_ref().map_or(0, |a| a.operations.len())
+                + app.unanswered_now().count();
             let pending = u16::try_from(pending).unwrap_or(u16::MAX);
             let [top, bottom] = Layout::vertical([
                 Constraint::Min(5),
@@ -177,6 +188,8 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     draw_banner(frame, body, app, theme);
     if app.dialog.is_some() {
         dialog::draw(frame, area, app, theme);
+    } else if app.key_panel.is_some() {
+        key_panel::draw(frame, area, app, theme);
     } else if app.help {
         help::draw(frame, area, app, theme);
     } else if app.show_log {

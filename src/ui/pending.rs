@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
-use crate::app::{App, Command};
+use crate::app::{App, Command, SendFate, Unanswered};
 use crate::protocol::units::{signed, usd_text};
 use crate::text::sanitize_line;
 
@@ -19,10 +19,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         .account
         .as_ref()
         .map_or(&[][..], |a| a.operations.as_slice());
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(format!(" Pending ({}) ", ops.len()));
-    if ops.is_empty() {
+    let unanswered: Vec<&Unanswered> = app.unanswered_now().collect();
+    let title = if unanswered.is_empty() {
+        format!(" Pending ({}) ", ops.len())
+    } else {
+        format!(
+            " Pending ({}) · not queued ({}) ",
+            ops.len(),
+            unanswered.len()
+        )
+    };
+    let block = Block::default().borders(Borders::ALL).title(title);
+    if ops.is_empty() && unanswered.is_empty() {
         frame.render_widget(Paragraph::new("no queued intents").block(block), area);
         return;
     }
@@ -76,6 +84,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 row
             }
         })
+        .chain(unanswered.iter().map(|u| unanswered_row(u, theme)))
         .collect();
     let widths = [
         Constraint::Length(14),
@@ -85,6 +94,36 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         Constraint::Min(10),
     ];
     frame.render_widget(Table::new(rows, widths).block(block), area);
+}
+
+/// A send that is not in the queue as far as this client knows: what became of it, and what the
+/// trader can rely on (a send with no answer is watched, never resent).
+fn unanswered_row<'a>(u: &Unanswered, theme: &Theme) -> Row<'a> {
+    let id = u.intent_id.map_or("—".to_string(), |id| {
+        format!("{}…", &format!("{id:#x}")[..12])
+    });
+    let (state, note) = match &u.fate {
+        SendFate::NoAnswer => (
+            "NO ANSWER",
+            "may be queued: the stream decides; not resent".to_string(),
+        ),
+        SendFate::Refused(code) => (
+            "REFUSED",
+            format!(
+                "{}: nothing was queued (e: the reason)",
+                sanitize_line(code, 32)
+            ),
+        ),
+        SendFate::NotSent => ("NOT SENT", "nothing left this machine (e: why)".to_string()),
+    };
+    Row::new(vec![
+        Cell::from(id),
+        Cell::from(""),
+        Cell::from(state),
+        Cell::from(sanitize_line(&u.what, 24)),
+        Cell::from(note),
+    ])
+    .style(theme.warn())
 }
 
 pub(super) fn commands(app: &App) -> Vec<Hint> {

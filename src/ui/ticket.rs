@@ -46,9 +46,23 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 .map_or(1000, |s| s.leverage_ceiling(market)),
         ),
     ];
+    let now_s = crate::clock::unix_s(now);
+    // The key comes first: without one nothing below can be signed, and the fix is one key.
+    let key_problem = app.mode.can_trade() && app.key_gate(now_s).is_err();
     if !app.mode.can_trade() {
         lines.push(Line::styled(
             "read-only (watch): trading keys are off",
+            theme.warn(),
+        ));
+    } else if let Err(why) = app.key_gate(now_s) {
+        lines.push(Line::styled(format!("✗ {why}"), theme.warn()));
+    } else if let Some(left) = app.key_needs_renewal(now_s) {
+        lines.push(Line::styled(
+            format!(
+                "session key expires in {} min: {} renews it",
+                left / 60,
+                app.key_setup_key()
+            ),
             theme.warn(),
         ));
     }
@@ -86,6 +100,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             // What Review would refuse besides the relayer's rules: the key, the relayer, the
             // mark's age. Said here so a trader sees it before pressing Enter.
             if app.mode.can_trade()
+                && !key_problem
                 && let Err(why) = app.trade_gate(Some(market.id), now)
             {
                 lines.push(Line::styled(
@@ -143,17 +158,27 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
         ];
     }
     let k = |c| app.keymap.key_of(c);
-    vec![
-        Hint {
-            key: format!("{}/{}", k(Command::Long), k(Command::Short)),
-            what: "side",
-        },
-        Hint::command(app, Command::Margin, "margin"),
-        Hint::command(app, Command::Market, "mkt"),
-        Hint {
-            key: format!("{} {}", k(Command::LeverageDown), k(Command::LeverageUp)),
-            what: "lev",
-        },
-        Hint::fixed("⏎", "review"),
-    ]
+    // Without a usable key the fix comes first; the clock is the app's (the last message's).
+    let key_fix = (app.mode.can_trade()
+        && (app.key_gate(crate::clock::unix_s(app.clock)).is_err()
+            || app
+                .key_needs_renewal(crate::clock::unix_s(app.clock))
+                .is_some()))
+    .then(|| Hint::command(app, Command::SessionKey, "session key"));
+    key_fix
+        .into_iter()
+        .chain([
+            Hint {
+                key: format!("{}/{}", k(Command::Long), k(Command::Short)),
+                what: "side",
+            },
+            Hint::command(app, Command::Margin, "margin"),
+            Hint::command(app, Command::Market, "mkt"),
+            Hint {
+                key: format!("{} {}", k(Command::LeverageDown), k(Command::LeverageUp)),
+                what: "lev",
+            },
+            Hint::fixed("⏎", "review"),
+        ])
+        .collect()
 }

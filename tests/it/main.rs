@@ -4,6 +4,7 @@ mod alerts;
 mod cli;
 mod decoders;
 mod hostile;
+mod key_setup_ui;
 mod layers;
 mod properties;
 mod pty;

@@ -28,20 +28,20 @@ use crate::simkit::Sim;
 use crate::tui_run::{self, Ui};
 
 const WAD: u128 = 1_000_000_000_000_000_000;
-const SESSION_PASS: &str = "correct horse battery staple";
-const OWNER_PASS: &str = "owner-secret-phrase";
+pub(crate) const SESSION_PASS: &str = "correct horse battery staple";
+pub(crate) const OWNER_PASS: &str = "owner-secret-phrase";
 
 /// A user's machine: a data dir, an owner wallet with a keystore file, the simulator's URLs.
-struct User {
+pub(crate) struct User {
     dir: tempfile::TempDir,
-    owner_key: PrivateKeySigner,
-    owner_keystore: PathBuf,
-    api: String,
-    info: String,
+    pub(crate) owner_key: PrivateKeySigner,
+    pub(crate) owner_keystore: PathBuf,
+    pub(crate) api: String,
+    pub(crate) info: String,
 }
 
 impl User {
-    fn new(sim: &Sim) -> Self {
+    pub(crate) fn new(sim: &Sim) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let owner_key = PrivateKeySigner::random();
         let ks_dir = dir.path().join("owner");
@@ -63,11 +63,11 @@ impl User {
         }
     }
 
-    fn owner(&self) -> Address {
+    pub(crate) fn owner(&self) -> Address {
         self.owner_key.address()
     }
 
-    fn data(&self) -> PathBuf {
+    pub(crate) fn data(&self) -> PathBuf {
         self.dir.path().join("data")
     }
 
@@ -106,7 +106,7 @@ impl User {
             .unwrap()
     }
 
-    async fn json(&self, args: &[&str]) -> Value {
+    pub(crate) async fn json(&self, args: &[&str]) -> Value {
         let mut all = args.to_vec();
         all.push("--json");
         let out = self.run(&all).await;
@@ -148,7 +148,7 @@ impl User {
     }
 
     /// The session key unlocked from the data dir, with what the UI shows of it.
-    fn session(&self) -> (papertrade_tui::protocol::eip712::SessionSigner, KeyMeta) {
+    pub(crate) fn session(&self) -> (papertrade_tui::protocol::eip712::SessionSigner, KeyMeta) {
         let keys = SessionKeys::new(&self.data(), Some(papertrade_tui::keys::Backend::Keystore));
         keys.load(self.owner(), || Ok(Passphrase::new(SESSION_PASS.into())))
             .unwrap()
@@ -156,7 +156,7 @@ impl User {
     }
 
     /// Every file under the data dir, concatenated (logs, audit, nonces, key metadata).
-    fn all_text(&self) -> String {
+    pub(crate) fn all_text(&self) -> String {
         let mut out = String::new();
         fn walk(p: &Path, out: &mut String) {
             for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
@@ -185,7 +185,7 @@ fn signers(out: &Output) -> usize {
         .expect("the signer probe line")
 }
 
-async fn live_sim() -> Sim {
+pub(crate) async fn live_sim() -> Sim {
     Sim::start(SimConfig {
         seed: 21,
         crowd: 0,
@@ -1273,7 +1273,7 @@ async fn repeated_close_ids_are_sent_once_and_fates_are_audited() {
 
 /// Fill the ticket's margin, raise the leverage by `tens` steps and review: `/`, clear it,
 /// type, leave the field, `}` ×n, Enter.
-fn ticket(ui: &Ui, margin: &str, tens: usize) {
+pub(crate) fn ticket(ui: &Ui, margin: &str, tens: usize) {
     ui.type_text("/");
     // Clear whatever default the ticket was fitted to (at most 16 characters).
     ui.send_keys([KeyCode::Backspace; 16]);

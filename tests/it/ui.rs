@@ -574,7 +574,7 @@ fn a_remapped_close_frees_x_and_the_help_says_z() {
     press(&mut app, KeyCode::Esc);
     let overrides = [
         ("mark".to_string(), "v".to_string()),
-        ("help".to_string(), "g".to_string()),
+        ("help".to_string(), "u".to_string()),
         ("chart".to_string(), "t".to_string()),
     ]
     .into_iter()
@@ -689,6 +689,7 @@ fn an_outcome_that_beats_the_send_report_is_not_lost() {
         tracked: vec![id],
         closes: Vec::new(),
         toasts: vec![("open BTC 10x: queued".into(), false)],
+        unanswered: Vec::new(),
     }));
     assert!(
         effects
@@ -894,10 +895,10 @@ fn a_key_the_exchange_dropped_is_followed() {
     app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
     let s = screen(&app, 120, 40);
     assert!(s.contains("keystore KEY NOT REGISTERED"), "{s}");
-    assert!(s.contains("✗ cannot sign now: the exchange does"), "{s}");
+    assert!(s.contains("✗ the exchange does not list the"), "{s}");
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_none());
-    assert!(app.toasts.back().unwrap().text.contains("key register"));
+    assert!(app.toasts.back().unwrap().text.contains("G registers it"));
     // Closing is refused the same way.
     press(&mut app, KeyCode::Char('2'));
     press(&mut app, KeyCode::Char('x'));
@@ -1204,4 +1205,69 @@ fn the_chart_keeps_the_accounts_lines_and_a_time_axis() {
         times.contains("15:46") && times.contains("01:31") && times.contains("UTC"),
         "{s}"
     );
+}
+
+/// A send the relayer refused, or that got no answer, or that never left: each is a Pending row
+/// beside the queue. No answer stays until the stream settles it; refused and unsent go after a
+/// minute (the message log keeps them).
+#[test]
+fn unanswered_sends_are_pending_rows_until_settled_or_a_minute_old() {
+    use papertrade_tui::app::{Action, SendFate, SubmitReport, Unanswered};
+    let mut app = fixture(Mode::Live);
+    app.handle(Message::Action(Action::Tab(Tab::Positions)));
+    let unknown = alloy_primitives::B256::repeat_byte(0x71);
+    let refused = alloy_primitives::B256::repeat_byte(0x72);
+    app.handle(Message::Submitted(SubmitReport {
+        tracked: vec![unknown],
+        unanswered: vec![
+            Unanswered {
+                intent_id: Some(unknown),
+                what: "open BTC 100x".into(),
+                fate: SendFate::NoAnswer,
+            },
+            Unanswered {
+                intent_id: Some(refused),
+                what: "open ETH 5x".into(),
+                fate: SendFate::Refused("market_paused".into()),
+            },
+            Unanswered {
+                intent_id: None,
+                what: "close 1 position(s)".into(),
+                fate: SendFate::NotSent,
+            },
+        ],
+        ..SubmitReport::default()
+    }));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("not queued (3)"), "{s}");
+    assert!(s.contains("NO ANSWER") && s.contains("not resent"), "{s}");
+    assert!(
+        s.contains("REFUSED") && s.contains("market_paused: nothing was queued"),
+        "{s}"
+    );
+    assert!(s.contains("NOT SENT"), "{s}");
+    // A minute later the refused and unsent rows are gone; the unanswered one is still watched.
+    app.handle(Message::Tick(app.clock + Duration::from_secs(61)));
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("not queued (1)") && s.contains("NO ANSWER"),
+        "{s}"
+    );
+    assert!(!s.contains("REFUSED"), "{s}");
+    // The stream reports its outcome: the row leaves Pending.
+    let mut settled = app.account.clone().unwrap();
+    settled.account_revision += 1;
+    app.handle(Message::Stream(
+        StreamEvent::Patched {
+            state: Box::new(settled),
+            closed: Vec::new(),
+            outcomes: vec![papertrade_tui::protocol::account::IntentOutcome {
+                intent_id: unknown,
+                outcome: papertrade_tui::protocol::account::Outcome::Succeeded,
+            }],
+        },
+        app.clock,
+    ));
+    let s = screen(&app, 120, 40);
+    assert!(!s.contains("NO ANSWER") && !s.contains("not queued"), "{s}");
 }

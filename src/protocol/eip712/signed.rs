@@ -251,3 +251,28 @@ pub fn typed_data_json<I: Intent>(intent: &I) -> Value {
     out.insert("types".into(), Value::Object(types));
     Value::Object(out)
 }
+
+/// What an external wallet is asked to sign for `signer`: the `eth_signTypedData_v4` request
+/// (its params exactly as a wallet takes them) with the typed data beside them for reading.
+pub fn sign_request_json<I: Intent>(signer: Address, intent: &I) -> Value {
+    let typed = typed_data_json(intent);
+    json!({
+        "method": "eth_signTypedData_v4",
+        "params": [format!("{signer:#x}"), serde_json::to_string(&typed).expect("JSON")],
+        "typedData": typed,
+    })
+}
+
+/// A pasted signature: `0x` and 130 hex characters (65 bytes, r ‖ s ‖ v). Whether it recovers
+/// to the right wallet is [`Signed::from_signature`]'s check.
+pub fn parse_signature(text: &str) -> Result<Signature, &'static str> {
+    let text = text.trim();
+    let hex_ok = text.len() == 132
+        && text.starts_with("0x")
+        && text[2..].bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex_ok {
+        return Err("must be 0x followed by 130 hex characters (65 bytes)");
+    }
+    text.parse()
+        .map_err(|_| "is not a valid secp256k1 signature")
+}
