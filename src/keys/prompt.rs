@@ -29,3 +29,17 @@ fn has_terminal() -> bool {
     use std::io::IsTerminal;
     std::io::stdin().is_terminal()
 }
+
+/// A new passphrase, typed twice: one that is empty or not repeated exactly is refused, so a
+/// typo cannot lock a freshly written keystore.
+pub fn prompt_new_passphrase(prompt: &str) -> Result<Passphrase, KeyError> {
+    let first = prompt_passphrase(prompt)?;
+    if first.is_empty() {
+        return Err(KeyError::EmptyPassphrase);
+    }
+    let again = prompt_passphrase("Type it again: ")?;
+    if again.expose() != first.expose() {
+        return Err(KeyError::PassphraseMismatch);
+    }
+    Ok(first)
+}
