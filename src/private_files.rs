@@ -263,13 +263,15 @@ pub fn sweep_temps(dir: &Path, name: &str) -> io::Result<()> {
     Ok(())
 }
 
+/// The directory a user-named file goes in ("." for a bare name).
+fn parent_of(path: &Path) -> &Path {
+    path.parent().map(non_empty).unwrap_or(Path::new("."))
+}
+
 /// Atomically write `path` mode 0600. The directory is the user's own choice: it is created if
 /// missing but its mode is left alone (never tighten /tmp or a shared folder).
 pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = parent_of(path);
     let name = path
         .file_name()
         .ok_or_else(|| {
@@ -282,6 +284,35 @@ pub fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .into_owned();
     fs::create_dir_all(dir).map_err(|e| io_error("create", dir, &e))?;
     write_atomic(dir, &name, bytes)
+}
+
+/// Write a new file at exactly `path`, mode 0600, only if nothing is there: an existing file,
+/// directory or symlink (even a dangling one) is never replaced or followed (`AlreadyExists`).
+/// For a file that must never overwrite another, such as a new owner keystore. Missing parent
+/// directories are created 0700; existing ones keep their mode, as in [`write_private`].
+///
+/// Exclusive creation in place rather than a rename: a rename would replace a file that
+/// appeared meanwhile. On any error after the file was created it is removed again, so a
+/// failure leaves nothing at `path`; only a crash in the middle of the write could.
+pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = parent_of(path);
+    let mut builder = fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, DIR_MODE);
+    builder
+        .create(dir)
+        .map_err(|e| io_error("create", dir, &e))?;
+    let mut file = create_new_private(path).map_err(|e| io_error("create", path, &e))?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .map_err(|e| io_error("write", path, &e))
+        .and_then(|()| sync_dir(dir));
+    if written.is_err() {
+        let _ = fs::remove_file(path);
+    }
+    written
 }
 
 /// Open `path` for appending, creating it 0600 (the audit log, which sits directly in the data
@@ -426,5 +457,31 @@ mod tests {
         assert_eq!(mode(&shared), 0o755);
         assert_eq!(mode(&shared.join("typed.json")), 0o600);
         assert_eq!(fs::read(shared.join("typed.json")).unwrap(), b"{}");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_file_replaces_nothing_and_its_missing_folders_are_private() {
+        let root = tempfile::tempdir().unwrap();
+        let shared = dir_with_mode(root.path(), "shared", 0o755);
+        let path = shared.join("a/b/owner.json");
+        write_new(&path, b"first").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"first");
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(&shared.join("a")), 0o700);
+        assert_eq!(mode(&shared.join("a/b")), 0o700);
+        assert_eq!(mode(&shared), 0o755, "an existing folder keeps its mode");
+
+        let err = write_new(&path, b"second").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert_eq!(fs::read(&path).unwrap(), b"first", "the file is untouched");
+        // A symlink, even one to nothing, is an entry: not followed, not replaced.
+        let target = root.path().join("nothing-yet");
+        let link = shared.join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        let err = write_new(&link, b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        assert!(!target.exists(), "nothing was written through the link");
+        assert!(write_new(&shared.join("a"), b"x").is_err(), "a directory");
     }
 }

@@ -1,4 +1,6 @@
-//! `papertrade-tui key new | register | show | clear`.
+//! `papertrade-tui key new | register | show | clear | owner-new`.
+
+use std::path::Path;
 
 use alloy_primitives::Address;
 use serde_json::json;
@@ -7,7 +9,10 @@ use crate::client::intents::Submission;
 use crate::client::ledger::AuditLog;
 use crate::client::session_key::{RegistrationError, registration, send_registration};
 use crate::clock::now_unix_s;
-use crate::keys::{KeyMeta, SESSION_TTL_SECS};
+use crate::keys::{
+    KeyError, KeyMeta, OWNER_PASSPHRASE_ENV, Passphrase, SESSION_TTL_SECS, ScryptCost,
+    create_owner_keystore, prompt_new_passphrase,
+};
 
 use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
@@ -42,8 +47,13 @@ fn meta_json(meta: &KeyMeta) -> serde_json::Value {
 }
 
 pub async fn run(ctx: &Context, command: KeyCommand) -> Result<(), CliError> {
+    // The practice owner is made before there is one to configure.
+    if let KeyCommand::OwnerNew(a) = &command {
+        return owner_new(ctx, &a.keystore);
+    }
     let owner = owner(ctx)?;
     match command {
+        KeyCommand::OwnerNew(_) => unreachable!("handled above"),
         KeyCommand::New(a) => new(ctx, owner, a.replace).await,
         KeyCommand::Register(a) => register(ctx, owner, &a.signing, a.yes, a.wait).await,
         KeyCommand::Show => show(ctx, owner).await,
@@ -107,6 +117,68 @@ async fn new(ctx: &Context, owner: Address, replace: bool) -> Result<(), CliErro
             time_text(meta.expiry)
         );
         println!("It can open, close and cancel; it can never withdraw.");
+    }
+    Ok(())
+}
+
+/// Said wherever `key owner-new` reports: what the file it wrote is, and what it is not.
+const PRACTICE_NOTE: &str = "For practice: this is a hot key in a file on this disk, guarded by \
+     its passphrase alone. For real funds use your own wallet: any Web3 Secret Storage keystore \
+     works with --owner-keystore (Foundry, geth), or sign in your wallet with --external.";
+
+/// `key owner-new --keystore PATH`: a fresh owner wallet in a keystore file at exactly `path`.
+/// Checked before the passphrase is asked for: an existing `path` (it may be someone's key) and
+/// the scrypt cost. The secret is never shown; the address and the export line are.
+fn owner_new(ctx: &Context, path: &Path) -> Result<(), CliError> {
+    match path.symlink_metadata() {
+        Ok(_) => {
+            return Err(CliError::input(
+                "keystore",
+                format!(
+                    "{} already exists; nothing was written (choose a new path: an existing \
+                     keystore is never replaced)",
+                    path.display()
+                ),
+            ));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => {
+            return Err(CliError::input(
+                "keystore",
+                format!("cannot check {}: {e}", path.display()),
+            ));
+        }
+    }
+    let cost = ScryptCost::from_env().map_err(CliError::Config)?;
+    let owner_error = |e: KeyError| CliError::Config(format!("owner keystore: {e}"));
+    let pass = match Passphrase::from_env(OWNER_PASSPHRASE_ENV) {
+        Some(p) => p,
+        None => {
+            prompt_new_passphrase("New passphrase for the owner keystore: ").map_err(owner_error)?
+        }
+    };
+    let address = create_owner_keystore(path, &pass, cost).map_err(owner_error)?;
+    let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let export = format!("export PAPERTRADE_TUI_OWNER={address:#x}");
+    if ctx.json {
+        print_json(&json!({
+            "address": format!("{address:#x}"),
+            "keystore": shown.display().to_string(),
+            "export": export,
+            "practice": true,
+            "note": PRACTICE_NOTE,
+        }));
+    } else {
+        println!("owner wallet {address:#x}");
+        println!(
+            "keystore     {} (Web3 Secret Storage, mode 0600)",
+            shown.display()
+        );
+        println!("{PRACTICE_NOTE}");
+        println!(
+            "Make it the owner of the commands that follow (or `owner = \"{address:#x}\"` in the config file):"
+        );
+        println!("{export}");
     }
     Ok(())
 }

@@ -95,7 +95,7 @@ pub(crate) enum Command {
     CloseQuote(CloseQuoteArgs),
     /// The unsigned EIP-712 payload of an intent: domain, types, message, digest, wallet request.
     TypedData(TypedDataArgs),
-    /// The session key: create, register with the owner's signature, show, clear.
+    /// The session key: create, register with the owner's signature, show, clear; a practice owner.
     #[command(subcommand)]
     Key(KeyCommand),
     /// Positions, pending intents and balances of an account (read-only with --watch).
@@ -151,6 +151,17 @@ pub(crate) enum KeyCommand {
     Show,
     /// Remove the session key from wherever it is stored.
     Clear,
+    /// For practice: generate an owner wallet and write it as a keystore file (a hot key on
+    /// disk; for real funds use your own wallet). Needs no owner configured.
+    OwnerNew(OwnerNewArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OwnerNewArgs {
+    /// Where to write the Web3 Secret Storage file (refused if anything is there); passphrase
+    /// prompted twice or from PAPERTRADE_TUI_OWNER_PASSPHRASE.
+    #[arg(long, value_name = "PATH")]
+    pub keystore: PathBuf,
 }
 
 #[derive(Debug, Args)]

@@ -1,5 +1,6 @@
 //! Web3 Secret Storage (v3) files, the format geth and Foundry (`cast wallet new`) write:
-//! the session key's fallback store, and the owner's own wallet file.
+//! the session key's fallback store, the owner's own wallet file, and the practice owner
+//! wallet `key owner-new` makes.
 //!
 //! The file is checked against the format before `eth-keystore` sees it: that crate panics on
 //! some malformed parameters (short IV or derived key) and would let a hostile `n` allocate
@@ -7,7 +8,7 @@
 
 use std::path::Path;
 
-use alloy_primitives::{B256, hex};
+use alloy_primitives::{Address, B256, hex};
 use alloy_signer_local::{LocalSignerError, PrivateKeySigner};
 use serde::Deserialize;
 
@@ -27,8 +28,8 @@ pub const STANDARD_SCRYPT_LOG_N: u8 = 18;
 pub const MIN_SCRYPT_LOG_N: u8 = 10;
 /// 2^20 at r = 8 is 1 GiB, the most [`read`] accepts back.
 pub const MAX_SCRYPT_LOG_N: u8 = 20;
-/// Overrides the scrypt cost of newly written session keystores (log2 of n). Existing files
-/// keep the parameters written in them.
+/// Overrides the scrypt cost of newly written keystores, session and `key owner-new` (log2 of
+/// n). Existing files keep the parameters written in them.
 pub const SCRYPT_LOG_N_ENV: &str = "PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N";
 const SCRYPT_R: u32 = 8;
 const SCRYPT_P: u32 = 1;
@@ -167,6 +168,27 @@ pub fn load_owner_keystore(path: &Path, passphrase: &Passphrase) -> Result<Walle
             path.display()
         ))
     })
+}
+
+/// A fresh owner wallet, written as a Web3 Secret Storage file at exactly `path` at `cost` (the
+/// practice owner of `key owner-new`; any wallet's keystore serves the same). Nothing existing
+/// at `path` is ever replaced ([`files::write_new`]); missing folders are created 0700, the
+/// file 0600. The secret leaves only encrypted; the wallet's address is returned.
+pub fn create_owner_keystore(
+    path: &Path,
+    passphrase: &Passphrase,
+    cost: ScryptCost,
+) -> Result<Address, KeyError> {
+    if passphrase.is_empty() {
+        return Err(KeyError::EmptyPassphrase);
+    }
+    let wallet = WalletSigner::random();
+    let mut secret = wallet.secret_bytes();
+    let json = encrypt(&secret, passphrase, cost);
+    secret.0.fill(0);
+    std::hint::black_box(&secret);
+    files::write_new(path, json?.as_bytes())?;
+    Ok(wallet.address())
 }
 
 /// Reword the signer crate's errors: eth-keystore's JSON errors may quote the file, so only

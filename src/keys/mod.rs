@@ -23,13 +23,15 @@ use crate::private_files as files;
 use alloy_primitives::Address;
 use serde::{Deserialize, Serialize};
 
-pub use keystore::load_owner_keystore;
 pub(crate) use keystore::{MIN_SCRYPT_LOG_N, ScryptCost};
-pub(crate) use prompt::prompt_passphrase;
+pub use keystore::{create_owner_keystore, load_owner_keystore};
+pub(crate) use prompt::{prompt_new_passphrase, prompt_passphrase};
 pub use session::SessionKeys;
 
 /// The environment variable that holds the session keystore's passphrase for automation.
 pub(crate) const PASSPHRASE_ENV: &str = "PAPERTRADE_TUI_PASSPHRASE";
+/// The environment variable that holds the owner keystore's passphrase for automation.
+pub(crate) const OWNER_PASSPHRASE_ENV: &str = "PAPERTRADE_TUI_OWNER_PASSPHRASE";
 
 /// Session keys last 30 days (§4.7).
 pub const SESSION_TTL_SECS: u64 = 30 * 86_400;
@@ -209,11 +211,13 @@ pub enum KeyError {
     Corrupt(String),
     #[error(
         "a passphrase is required and there is no terminal to ask on; set it in the environment \
-         ({PASSPHRASE_ENV} for the session keystore)"
+         ({PASSPHRASE_ENV} for the session keystore, {OWNER_PASSPHRASE_ENV} for the owner's)"
     )]
     PassphraseRequired,
     #[error("the passphrase is empty; an encrypted keystore needs a non-empty one")]
     EmptyPassphrase,
+    #[error("the two passphrases typed differ; nothing was written")]
+    PassphraseMismatch,
 }
 
 /// File errors already say what was done to which path (see `private_files::io_error`).

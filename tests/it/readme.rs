@@ -11,7 +11,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use alloy_primitives::Address;
@@ -26,8 +26,6 @@ const README: &str = include_str!("../../README.md");
 const BIN: &str = env!("CARGO_BIN_EXE_papertrade-tui");
 const SESSION_PASS: &str = "readme session passphrase";
 const OWNER_PASS: &str = "readme owner passphrase";
-/// `cast wallet new DIR` names its file by a fresh UUID; this stands for it.
-const KEYSTORE_FILE: &str = "3b8f5a5e-6c1d-4f0e-9d62-8a4c2e7b1f90";
 
 /// One placeholder of the README and what stands for it here.
 struct Placeholder {
@@ -43,13 +41,13 @@ struct Placeholder {
 const PLACEHOLDERS: &[Placeholder] = &[
     Placeholder {
         text: "0xYourWallet",
-        means: "the reader's wallet: the owner the walkthrough funds, whose keystore it creates",
-        value: |w| Ok(w.owner.address().to_checksum(None)),
+        means: "the reader's wallet: the owner the walkthrough's `key owner-new` made",
+        value: |w| Ok(w.owner()?.to_checksum(None)),
     },
     Placeholder {
         text: "0xyourwallet",
         means: "the same wallet, lowercase as the simulator's controls want it",
-        value: |w| Ok(format!("{:#x}", w.owner.address())),
+        value: |w| Ok(format!("{:#x}", w.owner()?)),
     },
     Placeholder {
         text: "0xAnyWallet",
@@ -64,7 +62,7 @@ const PLACEHOLDERS: &[Placeholder] = &[
     Placeholder {
         text: "0x1479…9325",
         means: "the `user` of the typed-data example: the owner",
-        value: |w| Ok(format!("{:#x}", w.owner.address())),
+        value: |w| Ok(format!("{:#x}", w.owner()?)),
     },
     Placeholder {
         text: "0x2c75…5c23",
@@ -72,16 +70,12 @@ const PLACEHOLDERS: &[Placeholder] = &[
         value: |w| Ok(format!("{:#x}", w.signer)),
     },
     Placeholder {
-        text: "<file>",
-        means: "the keystore file `cast wallet new` made in ~/.papertrade-owner",
-        value: |_| Ok(KEYSTORE_FILE.to_string()),
-    },
-    Placeholder {
         text: "400013",
         means: "the position the walkthrough's `open` made (its only open position)",
         value: |w| {
+            let owner = w.owner()?;
             let ids = w.sim.server.shared.with_engine(|e| {
-                e.account(w.owner.address())
+                e.account(owner)
                     .map(|a| {
                         a.state
                             .open_positions
@@ -473,9 +467,6 @@ enum How {
 enum Action {
     /// `export A=B …`: the block's later lines get these variables.
     Export(Vec<(String, String)>),
-    /// `cast wallet new DIR`: a Web3 Secret Storage keystore of the owner in DIR (cast itself
-    /// is not on this machine and would ask for a password).
-    Keystore(PathBuf),
     /// `curl …`: the real curl when it is installed, else the same request made here.
     Curl(Vec<String>),
     /// `cargo test --locked`: this test is one of the tests it runs.
@@ -528,7 +519,6 @@ fn action(words: &[String], home: &Path) -> Result<Action, String> {
                 })
                 .collect::<Result<_, _>>()?,
         ),
-        ["cast", "wallet", "new", dir] => Action::Keystore(PathBuf::from(dir)),
         ["curl", ..] => Action::Curl(words[1..].to_vec()),
         _ => {
             return Err(format!(
@@ -564,7 +554,8 @@ struct World {
     sim: Sim,
     /// Where every line runs, but the demos (see `run_binary`).
     machine: Machine,
-    owner: PrivateKeySigner,
+    /// The reader's wallet: what the README's `key owner-new` line made (see `learn_owner`).
+    owner: OnceLock<Address>,
     crowd: Address,
     signer: Address,
     markets: Vec<String>,
@@ -573,6 +564,15 @@ struct World {
 }
 
 impl World {
+    /// The owner the walkthrough made, once its `key owner-new` line has run.
+    fn owner(&self) -> Result<Address, String> {
+        self.owner.get().copied().ok_or_else(|| {
+            "no `papertrade-tui key owner-new` line has made the owner yet: the README must run \
+             it (in a walkthrough block) before any line that names the owner's wallet"
+                .to_string()
+        })
+    }
+
     /// The environment of every command: the machine's home, the simulator's URLs (which a
     /// line's `--api` or `export` overrides), and the two passphrases in their documented
     /// variables, standing for what the reader types at the prompts.
@@ -708,7 +708,6 @@ fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>)
                 exports.extend(vars);
                 vec![Run::new(source, "export", words)]
             }
-            Action::Keystore(dir) => vec![make_keystore(source, words, &dir, world)],
             Action::Curl(args) => vec![run_curl(source, args, world)],
             Action::ThisTest => vec![Run::new(source, "this test's own run", words)],
             Action::Binary(args, hows) => hows
@@ -717,6 +716,9 @@ fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>)
                     let t = Instant::now();
                     let mut run = run_binary(source, &args, how, expect, world, exports);
                     run.took = t.elapsed();
+                    if makes_the_owner(&args) && run.problem.is_none() {
+                        run = learn_owner(run, &args, world);
+                    }
                     run
                 })
                 .collect(),
@@ -731,20 +733,47 @@ fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>)
     runs
 }
 
-fn make_keystore(source: &Source, words: Vec<String>, dir: &Path, world: &World) -> Run {
-    let run = Run::new(source, "keystore (for cast)", words);
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        return run.fail(format!("cannot create {}: {e}", dir.display()));
+/// `key owner-new`: the line that makes the reader's owner wallet.
+fn makes_the_owner(args: &[String]) -> bool {
+    subcommand(args)
+        .is_some_and(|i| args[i] == "key" && args.get(i + 1).is_some_and(|a| a == "owner-new"))
+}
+
+/// The owner a `key owner-new` line made, for the lines after it: its `--keystore` file
+/// decrypted with the passphrase the reader gave it (the signer crate's reader, not ours), and
+/// the address it told the reader to export, which must be that wallet's.
+fn learn_owner(run: Run, args: &[String], world: &World) -> Run {
+    let path = args
+        .iter()
+        .enumerate()
+        .find_map(|(i, a)| match a.strip_prefix("--keystore=") {
+            Some(p) => Some(PathBuf::from(p)),
+            None if a == "--keystore" => args.get(i + 1).map(PathBuf::from),
+            None => None,
+        });
+    let Some(path) = path else {
+        return run.fail("`key owner-new` without --keystore: the test cannot find the wallet");
+    };
+    let owner = match PrivateKeySigner::decrypt_keystore(&path, OWNER_PASS) {
+        Ok(key) => key.address(),
+        Err(e) => {
+            return run.fail(format!(
+                "the keystore it wrote at {} does not decrypt with the owner passphrase: {e}",
+                path.display()
+            ));
+        }
+    };
+    let export = format!("export PAPERTRADE_TUI_OWNER={owner:#x}");
+    if !run.stdout.lines().any(|l| l.trim() == export) {
+        return run.fail(format!(
+            "it did not print the line the README has the reader paste: {export}"
+        ));
     }
-    match PrivateKeySigner::encrypt_keystore(
-        dir,
-        &mut rand::thread_rng(),
-        world.owner.to_bytes(),
-        OWNER_PASS,
-        Some(KEYSTORE_FILE),
-    ) {
-        Ok(_) => run,
-        Err(e) => run.fail(format!("keystore: {e}")),
+    match world.owner.set(owner) {
+        Ok(()) => run,
+        Err(_) => {
+            run.fail("a second `key owner-new` line: the walkthrough's placeholders name one owner")
+        }
     }
 }
 
@@ -1069,7 +1098,7 @@ async fn every_readme_command_line_runs_as_written() {
     let world = Arc::new(World {
         sim,
         machine: Machine::new(),
-        owner: PrivateKeySigner::random(),
+        owner: OnceLock::new(),
         crowd,
         signer: PrivateKeySigner::random().address(),
         markets,
@@ -1094,13 +1123,17 @@ async fn every_readme_command_line_runs_as_written() {
             _ => blocks.push(vec![s]),
         }
     }
-    // A block that sets its terminal or the machine up (`export`, a keystore, funds) is a
-    // walkthrough: it runs first and in order, and later lines may use what it made (the
-    // owner's registered session key). Every other line stands alone and runs concurrently.
+    // A block that sets its terminal or the machine up (`export`, the owner's keystore, funds)
+    // is a walkthrough: it runs first and in order, and later lines may use what it made (the
+    // owner, its registered session key). Every other line stands alone and runs concurrently.
     let sets_up = |b: &Vec<Source>| {
         b.iter().any(|s| {
-            let first = s.text.split_whitespace().next().unwrap_or("");
-            matches!(first, "export" | "cast" | "curl")
+            let words: Vec<String> = s.text.split_whitespace().map(String::from).collect();
+            match words.first().map(String::as_str) {
+                Some("export" | "curl") => true,
+                Some("papertrade-tui") => makes_the_owner(&words[1..]),
+                _ => false,
+            }
         })
     };
     let (walkthroughs, rest): (Vec<_>, Vec<_>) = blocks.into_iter().partition(sets_up);
