@@ -63,19 +63,8 @@ fn stored_session_key(
     }
 }
 
-/// Build the app and hand the terminal to the UI until the user quits.
-pub async fn open(
-    ctx: &Context,
-    mode: Mode,
-    wallet: alloy_primitives::Address,
-    session: Option<(SessionSigner, KeyMeta)>,
-    prefill: &PrefillArgs,
-) -> Result<(), CliError> {
-    launch(setup(ctx, mode, wallet, session, prefill)?).await
-}
-
 /// Hand the terminal to the UI until the user quits.
-async fn launch(setup: Setup) -> Result<(), CliError> {
+pub(crate) async fn launch(setup: Setup) -> Result<(), CliError> {
     crate::tui::run(setup)
         .await
         .map_err(|e| CliError::Config(format!("terminal: {e}")))

@@ -209,14 +209,16 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
                 protocol: std::time::Duration::from_secs(5),
             },
         };
-        let result = super::interactive::open(
+        let mut setup = super::interactive::setup(
             &demo_ctx,
             crate::app::Mode::Demo,
             owner,
             session,
             &Default::default(),
-        )
-        .await;
+        )?;
+        // The key panel's renewal asks for the owner keystore: the demo's own, filled in.
+        setup.app.owner_keystore_path = practice.owner_keystore.display().to_string();
+        let result = super::interactive::launch(setup).await;
         server.stop().await;
         return result;
     }
