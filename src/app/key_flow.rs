@@ -68,6 +68,15 @@ impl App {
                     ));
                     KeyStep::Menu
                 }
+                'n' if state == KeyState::Unknown => {
+                    panel.status = Some((
+                        "the account is not read yet: whether the stored key is registered is \
+                         not known, so it is not replaced"
+                            .into(),
+                        true,
+                    ));
+                    KeyStep::Menu
+                }
                 'n' if self.key_setup.new_key_needs_passphrase => KeyStep::NewPassphrase {
                     first: None,
                     typing: Passphrase::typing(),
@@ -357,6 +366,21 @@ mod tests {
             KeyStep::KeystorePath { path } => assert_eq!(path, "/tmp/owner.json"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn a_stored_key_is_not_replaced_before_the_account_says_what_it_is() {
+        let mut app = app();
+        app.key = Some(KeyStatus {
+            address: alloy_primitives::Address::repeat_byte(2),
+            backend: "keystore",
+            local_expiry: u64::MAX,
+        });
+        press(&mut app, Action::KeySetup);
+        assert!(press(&mut app, Action::Type('n')).is_empty());
+        let panel = app.key_panel.as_ref().unwrap();
+        assert!(matches!(panel.step, KeyStep::Menu));
+        assert!(panel.status.as_ref().unwrap().0.contains("not read yet"));
     }
 
     #[test]
