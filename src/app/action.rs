@@ -46,6 +46,8 @@ pub enum Message {
     /// An account-stream event and when the loop received it.
     Stream(StreamEvent, SystemTime),
     Submitted(SubmitReport),
+    /// What the wallet's history file held at start (the runtime reads it; the app folds it).
+    HistoryLoaded(crate::protocol::history::LoadedHistory),
     /// The timer, with the time now.
     Tick(SystemTime),
 }
@@ -70,6 +72,8 @@ pub enum Effect {
     },
     /// Ring the bell and raise a desktop notification (a distance-to-bust alert).
     Notify(super::alerts::Notice),
+    /// Append a closed trade (new, or with what was learnt since) to the wallet's history file.
+    RecordHistory(crate::protocol::history::ClosedTrade),
 }
 
 /// What carrying out an order produced, as a message back to the app: ids to track and lines

@@ -5,6 +5,7 @@ pub(crate) mod action;
 pub mod alerts;
 pub(crate) mod freshness;
 pub(crate) mod gate;
+pub(crate) mod history;
 pub(crate) mod messages;
 pub(crate) mod settlement;
 pub(crate) mod state;

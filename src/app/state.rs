@@ -1,7 +1,7 @@
 //! The UI's whole state, folded from network messages and keys. Pure: no I/O, no async, so every
 //! screen can be built from a fixture and every key sequence tested.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use alloy_primitives::{Address, B256, U256};
@@ -12,7 +12,8 @@ use super::tab::Tab;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::feed::market::{MarketEvent, Source};
-use crate::protocol::account::{AccountState, ClosedPosition};
+use crate::protocol::account::AccountState;
+use crate::protocol::history::{ClosedTrade, TradeHistory};
 use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
@@ -144,8 +145,13 @@ pub struct App {
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
-    /// Closed positions seen on the stream this session, newest first.
-    pub history: VecDeque<ClosedPosition>,
+    /// The wallet's closed trades: loaded from its history file at start (`Message::HistoryLoaded`)
+    /// and added to as the stream reports closes.
+    pub history: TradeHistory,
+    /// The highlighted row of the history table (0 = newest).
+    pub history_cursor: usize,
+    /// Records the runtime must append to the history file (`Effect::RecordHistory`).
+    pub(super) history_unsaved: Vec<ClosedTrade>,
     pub watch: IntentWatch,
     /// Every message of the session; the footer shows the latest (`MessageLog::current`).
     pub toasts: MessageLog,
@@ -203,7 +209,9 @@ impl App {
             my_trades: Vec::new(),
             chart_interval: "15m",
             candles: None,
-            history: VecDeque::new(),
+            history: TradeHistory::new(),
+            history_cursor: 0,
+            history_unsaved: Vec::new(),
             watch: IntentWatch::new(),
             toasts: MessageLog::default(),
             prefill_market: None,
@@ -297,6 +305,9 @@ impl App {
                 } else {
                     (self.dialog_scroll + 1).min(rows.saturating_sub(1))
                 };
+            }
+            Action::Up | Action::Down if self.tab == Tab::History => {
+                self.move_history_cursor(if action == Action::Up { -1 } else { 1 })
             }
             Action::Up => self.move_cursor(-1),
             Action::Down => self.move_cursor(1),
@@ -506,6 +517,7 @@ impl App {
                     .filter(|e| Some(e.wallet) == wallet)
                     .cloned()
                     .collect();
+                self.history_from_feed();
             }
             MarketEvent::Candles {
                 instrument_id,
@@ -586,10 +598,8 @@ impl App {
                     });
                     self.toast(text, bad);
                 }
-                for c in closed {
-                    self.history.push_front(c);
-                }
-                self.history.truncate(500);
+                // Before the new state replaces the old: the entries are on the positions held.
+                self.record_closes(closed, at);
                 self.account = Some(*state);
             }
             StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
@@ -643,6 +653,10 @@ impl App {
                 .into_iter()
                 .map(|(id, r)| Effect::RecordFate(id, r))
                 .collect(),
+            Message::HistoryLoaded(loaded) => {
+                self.load_history(loaded);
+                Vec::new()
+            }
             Message::Tick(now) => {
                 let before = self.clock;
                 self.clock = self.clock.max(now);
@@ -655,6 +669,7 @@ impl App {
         };
         effects.extend(self.candle_request());
         effects.extend(self.check_alerts());
+        effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
         effects
     }
 
