@@ -277,6 +277,25 @@ fn history_lists_closes_with_their_totals() {
     );
 }
 
+/// The history file is text anyone with the account could edit: its symbol is sanitised like
+/// the network's.
+#[test]
+fn a_hostile_symbol_in_the_history_file_cannot_reach_the_terminal() {
+    let mut app = fixture(Mode::Demo);
+    let mut t = app.history.newest().unwrap().clone();
+    t.closed.id = alloy_primitives::U256::from(600_000u64);
+    t.symbol = Some("\u{1b}]0;pwned\u{7}\u{1b}[2JX".into());
+    app.handle(Message::HistoryLoaded(LoadedHistory {
+        trades: vec![t],
+        ..Default::default()
+    }));
+    app.tab = Tab::History;
+    let s = screen(&app, 120, 40);
+    let row = s.lines().find(|l| l.contains("600000")).unwrap();
+    assert!(row.contains("600000   X ▲L"), "{row}");
+    assert!(!s.contains('\u{1b}') && !s.contains("pwned"), "{s}");
+}
+
 /// A long history scrolls with ↑↓ and keeps the highlighted row on screen.
 #[test]
 fn a_long_history_scrolls() {
