@@ -48,6 +48,8 @@ pub enum Message {
     /// An account-stream event and when the loop received it.
     Stream(StreamEvent, SystemTime),
     Submitted(super::report::SubmitReport),
+    /// What the wallet's history file held at start (the runtime reads it; the app folds it).
+    HistoryLoaded(crate::protocol::history::LoadedHistory),
     /// The timer, with the time now.
     Tick(SystemTime),
     /// What a session-key job came to.
@@ -77,6 +79,8 @@ pub enum Effect {
     Notify(super::alerts::Notice),
     /// Generate, register, renew or clear the session key.
     Key(super::key_setup::KeyJob),
+    /// Append a closed trade (new, or with what was learnt since) to the wallet's history file.
+    RecordHistory(crate::protocol::history::ClosedTrade),
 }
 
 /// A command that lives on one remappable key. Its serde name is its name in the config file's

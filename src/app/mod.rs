@@ -5,6 +5,7 @@ pub(crate) mod action;
 pub mod alerts;
 pub(crate) mod freshness;
 pub(crate) mod gate;
+pub(crate) mod history;
 pub(crate) mod key_flow;
 pub mod key_setup;
 pub(crate) mod messages;

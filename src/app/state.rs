@@ -12,7 +12,8 @@ use super::tab::Tab;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::feed::market::{MarketEvent, Source};
-use crate::protocol::account::{AccountState, ClosedPosition};
+use crate::protocol::account::AccountState;
+use crate::protocol::history::{ClosedTrade, TradeHistory};
 use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
@@ -137,8 +138,13 @@ pub struct App {
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
-    /// Closed positions seen on the stream this session, newest first.
-    pub history: VecDeque<ClosedPosition>,
+    /// The wallet's closed trades: loaded from its history file at start (`Message::HistoryLoaded`)
+    /// and added to as the stream reports closes.
+    pub history: TradeHistory,
+    /// The highlighted row of the history table (0 = newest).
+    pub history_cursor: usize,
+    /// Records the runtime must append to the history file (`Effect::RecordHistory`).
+    pub(super) history_unsaved: Vec<ClosedTrade>,
     pub watch: IntentWatch,
     /// Every message of the session; the footer shows the latest (`MessageLog::current`).
     pub toasts: MessageLog,
@@ -207,7 +213,9 @@ impl App {
             my_trades: Vec::new(),
             chart_interval: "15m",
             candles: None,
-            history: VecDeque::new(),
+            history: TradeHistory::new(),
+            history_cursor: 0,
+            history_unsaved: Vec::new(),
             watch: IntentWatch::new(),
             toasts: MessageLog::default(),
             prefill_market: None,
@@ -309,6 +317,9 @@ impl App {
                 } else {
                     (self.dialog_scroll + 1).min(rows.saturating_sub(1))
                 };
+            }
+            Action::Up | Action::Down if self.tab == Tab::History => {
+                self.move_history_cursor(if action == Action::Up { -1 } else { 1 })
             }
             Action::Up => self.move_cursor(-1),
             Action::Down => self.move_cursor(1),
@@ -518,6 +529,7 @@ impl App {
                     .filter(|e| Some(e.wallet) == wallet)
                     .cloned()
                     .collect();
+                self.history_from_feed();
             }
             MarketEvent::Candles {
                 instrument_id,
@@ -634,10 +646,8 @@ impl App {
                     });
                     self.toast(text, bad);
                 }
-                for c in closed {
-                    self.history.push_front(c);
-                }
-                self.history.truncate(500);
+                // Before the new state replaces the old: the entries are on the positions held.
+                self.record_closes(closed, at);
                 self.account = Some(*state);
             }
             StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
@@ -695,6 +705,10 @@ impl App {
                 self.dirty = true;
                 self.on_key_outcome(outcome)
             }
+            Message::HistoryLoaded(loaded) => {
+                self.load_history(loaded);
+                Vec::new()
+            }
             Message::Tick(now) => {
                 let before = self.clock;
                 self.clock = self.clock.max(now);
@@ -719,6 +733,7 @@ impl App {
         };
         effects.extend(self.candle_request());
         effects.extend(self.check_alerts());
+        effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
         effects
     }
 

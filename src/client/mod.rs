@@ -1,6 +1,8 @@
 //! Network access: the exchange's HTTP API and Hyperliquid's info endpoint. Live and simulated
-//! exchanges go through the same code; only the base URL differs.
+//! exchanges go through the same code; only the base URL differs. Also the files of the data
+//! directory the trading path keeps (nonces, audit log, the wallet's trade history).
 
+pub mod history;
 pub(crate) mod http;
 pub mod intents;
 pub mod ledger;

@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod eip712;
+pub mod history;
 pub mod hyperliquid;
 pub mod math;
 pub mod order;

@@ -155,6 +155,17 @@ pub fn to_f64_rounded(negative: bool, magnitude: u128, decimals: u32, places: u3
         .expect("round_scaled always yields a valid decimal")
 }
 
+/// The exact value a display float from the exchange shows (its shortest decimal text, which is
+/// the text the exchange sent), at `decimals` places: `83215.5` at 1 → `(false, 832155)`.
+/// `None` when it is not finite or has more places than `decimals` (never rounded into one).
+pub fn scaled_of_display_f64(x: f64, decimals: u32) -> Option<(bool, u128)> {
+    if !x.is_finite() {
+        return None;
+    }
+    // `{}` prints the shortest text that reads back as `x`, never in exponent form.
+    parse_signed_scaled(&format!("{x}"), decimals).ok()
+}
+
 /// Exact decimal text as a JSON number (the JSON carries these digits, not a float's).
 pub fn json_number(text: &str) -> serde_json::Value {
     serde_json::Value::Number(text.parse().expect("decimal text is a JSON number"))
@@ -308,6 +319,27 @@ mod tests {
             Err(DecimalError::Overflow)
         );
         assert_eq!(parse_signed_scaled("-0.1", 6), Ok((true, 100_000)));
+    }
+
+    #[test]
+    fn a_display_float_is_read_as_the_text_it_came_as() {
+        assert_eq!(scaled_of_display_f64(83_215.5, 1), Some((false, 832_155)));
+        assert_eq!(
+            scaled_of_display_f64(-327.15, 18),
+            Some((true, 327_150_000_000_000_000_000))
+        );
+        assert_eq!(
+            scaled_of_display_f64(0.1 + 0.2, 1),
+            None,
+            "0.30000000000000004"
+        );
+        assert_eq!(scaled_of_display_f64(83_215.55, 1), None);
+        assert_eq!(
+            scaled_of_display_f64(1e21, 0),
+            Some((false, 1_000_000_000_000_000_000_000))
+        );
+        assert_eq!(scaled_of_display_f64(f64::NAN, 2), None);
+        assert_eq!(scaled_of_display_f64(f64::INFINITY, 2), None);
     }
 
     #[test]

@@ -24,6 +24,7 @@ use tokio::sync::mpsc;
 
 use crate::app::{App, Effect, Message};
 use crate::client::ExchangeHttp;
+use crate::client::history::HistoryFile;
 use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
 use crate::client::market::{PollRates, spawn_market_poller};
@@ -173,8 +174,15 @@ pub async fn run_loop(
         1000 / u64::from(max_fps.clamp(1, 60)),
     ));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
-    // The first message: the time, so the app can ask for what it needs (candles).
-    let mut pending = vec![Message::Tick(SystemTime::now())];
+    // The wallet's history file, read once here (bounded) and appended to as closes arrive.
+    let mut history = app.wallet.map(|w| HistoryFile::new(&data_dir, w));
+    let loaded = history.as_mut().map(HistoryFile::load).unwrap_or_default();
+    // The first messages: the history, then the time, so the app can ask for what it needs
+    // (candles).
+    let mut pending = vec![
+        Message::HistoryLoaded(loaded),
+        Message::Tick(SystemTime::now()),
+    ];
     let mut draw_now = true;
     loop {
         // Fold every message, then run what it asked for. The loop changes no state itself.
@@ -209,6 +217,16 @@ pub async fn run_loop(
                         );
                     }
                     Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
+                    Effect::RecordHistory(trade) => {
+                        if let Some(Err(e)) = history.as_mut().map(|h| h.append(&trade)) {
+                            // Said like any other outcome of the runtime's work.
+                            let report = crate::app::SubmitReport {
+                                toasts: vec![(format!("history not saved: {e}"), true)],
+                                ..Default::default()
+                            };
+                            let _ = report_tx.try_send(report);
+                        }
+                    }
                     // A notification that cannot be written is not worth stopping for.
                     Effect::Notify(notice) => {
                         let _ = screen.notify(&crate::ui::notify::bytes(&notice));

@@ -1,72 +1,257 @@
-//! Positions closed this session and the wallet's entries in the recent-trades feed.
+//! The wallet's local history of closed positions (kept in the data dir, so it survives a
+//! restart) with its totals, and the wallet's entries in the protocol's recent-trades feed.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
 use crate::app::App;
-use crate::protocol::units::{signed, usd_signed_text};
+use crate::protocol::history::ClosedTrade;
+use crate::protocol::stats::{Side, TradeEvent, TradeKind};
+use crate::protocol::units::{
+    group_thousands, price_display, scale_decimals, scaled_of_display_f64, signed, usd_signed_text,
+    usd_text, wad_text,
+};
+use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
+use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
+use super::{Hint, short};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let trades_height = (app.my_trades.len() as u16 + 3).clamp(3, 12);
     let [closed_area, trades_area] =
         Layout::vertical([Constraint::Min(4), Constraint::Length(trades_height)]).areas(area);
+    draw_closed(frame, closed_area, app, theme);
     draw_recent_trades(frame, trades_area, app, theme);
-    let area = closed_area;
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(" History (this session) ");
+}
+
+const CLOSED: [Column; 9] = [
+    Column {
+        title: "TIME (UTC)",
+        width: 17,
+        keep: 8,
+    },
+    Column {
+        title: "ID",
+        width: 8,
+        keep: 10,
+    },
+    Column {
+        title: "MKT",
+        width: 7,
+        keep: 10,
+    },
+    Column {
+        title: "LEV",
+        width: 5,
+        keep: 4,
+    },
+    Column {
+        title: "ENTRY",
+        width: 9,
+        keep: 6,
+    },
+    Column {
+        title: "EXIT",
+        width: 9,
+        keep: 6,
+    },
+    Column {
+        title: "NET PNL",
+        width: 11,
+        keep: 10,
+    },
+    Column {
+        title: "PAPER",
+        width: 8,
+        keep: 3,
+    },
+    Column {
+        title: "",
+        width: 10,
+        keep: 9,
+    },
+];
+
+/// The closed positions this client recorded for the wallet, newest first, with their totals.
+fn draw_closed(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let wallet = app.wallet.as_ref().map(short).unwrap_or_default();
+    let block = Block::default().borders(Borders::ALL).title(format!(
+        " History of {wallet} · kept on this machine ({} closed) ",
+        app.history.len()
+    ));
     if app.history.is_empty() {
-        frame.render_widget(Paragraph::new("no closed positions yet").block(block), area);
+        frame.render_widget(
+            Paragraph::new("no closed positions recorded for this wallet yet").block(block),
+            area,
+        );
         return;
     }
-    let symbol = |id: u32| {
-        app.trading
-            .as_ref()
-            .and_then(|s| s.market_by_id(id))
-            .map(|m| m.symbol.clone())
-            .unwrap_or_default()
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let totals = totals_line(app);
+    // Two lines when a narrow terminal cannot hold it in one.
+    let totals_height = if totals.chars().count() > usize::from(inner.width) {
+        2
+    } else {
+        1
     };
-    let rows: Vec<Row> = app
-        .history
-        .iter()
-        .map(|c| {
-            Row::new(vec![
-                Cell::from(c.id.to_string()),
-                Cell::from(format!(
-                    "{} {}",
-                    symbol(c.instrument_id),
-                    if c.is_long { "▲L" } else { "▼S" }
-                )),
-                Cell::from(format!("{}x", c.leverage)),
-                Cell::from(usd_signed_text(c.net_pnl)).style(theme.signed(c.net_pnl)),
-                Cell::from(if c.liquidated { "liquidated" } else { "closed" }),
-                Cell::from(crate::protocol::units::wad_text(signed(c.paper_minted), 2)),
-            ])
-        })
+    let [totals_area, table_area, legend_area] = Layout::vertical([
+        Constraint::Length(totals_height),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(totals).wrap(Wrap { trim: true }),
+        totals_area,
+    );
+    // A page of rows at a time, the one holding the cursor: only what is seen is formatted.
+    let page = usize::from(table_area.height.saturating_sub(1)).max(1);
+    let total = app.history.len();
+    let cursor = app.history_cursor.min(total - 1);
+    let first = cursor / page * page;
+    let mut legend = "~ time this client saw it · — not known here".to_string();
+    if total > page {
+        legend.push_str(&format!(
+            " · rows {}–{} of {total}",
+            first + 1,
+            (first + page).min(total)
+        ));
+    }
+    frame.render_widget(Paragraph::new(legend).style(theme.dim()), legend_area);
+    let shown = fit(&CLOSED, table_area.width);
+    let rows: Vec<Row> = (first..(first + page).min(total))
+        .filter_map(|n| app.history.nth_newest(n))
+        .map(|t| Row::new(kept(closed_cells(app, t, theme), &shown)))
         .collect();
-    let widths = [
-        Constraint::Length(8),
-        Constraint::Length(7),
-        Constraint::Length(6),
-        Constraint::Length(12),
-        Constraint::Length(11),
-        Constraint::Min(8),
-    ];
-    let header = Row::new(["ID", "MKT", "LEV", "NET PNL", "", "PAPER"]).style(theme.title());
-    frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
+    let (widths, titles) = layout(&CLOSED, &shown);
+    let table = Table::new(rows, widths)
+        .header(Row::new(titles).style(theme.title()))
+        .row_highlight_style(theme.selected());
+    let mut state = TableState::default().with_selected(Some(cursor - first));
+    frame.render_stateful_widget(table, table_area, &mut state);
 }
+
+/// `12 closed · net +$3.21 · win rate 58.3% (7 won, 2 liquidated) · PAPER minted 12.34`
+fn totals_line(app: &App) -> String {
+    let t = app.history.totals();
+    let rate = t.win_rate_bps().map_or_else(
+        || "—".to_string(),
+        |bps| format!("{}%", percent_text(i128::from(bps), 10_000, 1)),
+    );
+    format!(
+        "{} closed · net {} · win rate {rate} ({} won, {} liquidated) · PAPER minted {}",
+        t.closed,
+        usd_signed_text(t.net_pnl),
+        t.wins,
+        t.liquidated,
+        paper_text(t.paper_minted)
+    )
+}
+
+/// PAPER (18 dp) for a person: `1,252.77`.
+fn paper_text(paper: u128) -> String {
+    group_thousands(&wad_text(signed(paper), 2))
+}
+
+fn closed_cells<'a>(app: &App, t: &ClosedTrade, theme: &Theme) -> Vec<Cell<'a>> {
+    let c = &t.closed;
+    let market = app
+        .trading
+        .as_ref()
+        .and_then(|s| s.market_by_id(c.instrument_id));
+    let symbol = t
+        .symbol
+        .clone()
+        .or_else(|| market.map(|m| m.symbol.clone()))
+        .unwrap_or_else(|| format!("#{}", c.instrument_id));
+    // The record's own scale goes with its prices; a record without one uses the market's.
+    let scale = t
+        .price_scale
+        .or(market.map(|m| m.price_scale))
+        .filter(|s| scale_decimals(*s).is_some());
+    let at_scale = |raw: Option<u64>| match (raw, scale) {
+        (Some(raw), Some(scale)) => price_display(raw, scale),
+        _ => "—".into(),
+    };
+    let (time, seen) = t.time_ms();
+    let time = format!(
+        "{}{}",
+        if seen { "~" } else { "" },
+        crate::clock::utc_minute_text(time)
+    );
+    vec![
+        Cell::from(time),
+        Cell::from(c.id.to_string()),
+        Cell::from(format!(
+            "{} {}",
+            sanitize_line(&symbol, 4),
+            if c.is_long { "▲L" } else { "▼S" }
+        )),
+        Cell::from(format!("{}x", c.leverage)),
+        Cell::from(at_scale(t.entry_raw)),
+        Cell::from(at_scale(t.exit_raw)),
+        Cell::from(usd_signed_text(c.net_pnl)).style(theme.signed(c.net_pnl)),
+        Cell::from(paper_text(c.paper_minted)),
+        if c.liquidated {
+            Cell::from("LIQUIDATED").style(theme.loss())
+        } else {
+            Cell::from("closed")
+        },
+    ]
+}
+
+const FEED: [Column; 8] = [
+    Column {
+        title: "TIME (UTC)",
+        width: 16,
+        keep: 7,
+    },
+    Column {
+        title: "KIND",
+        width: 5,
+        keep: 10,
+    },
+    Column {
+        title: "ID",
+        width: 8,
+        keep: 10,
+    },
+    Column {
+        title: "MKT",
+        width: 7,
+        keep: 10,
+    },
+    Column {
+        title: "LEV",
+        width: 5,
+        keep: 4,
+    },
+    Column {
+        title: "NOTIONAL",
+        width: 11,
+        keep: 5,
+    },
+    Column {
+        title: "PRICE",
+        width: 9,
+        keep: 8,
+    },
+    Column {
+        title: "PNL",
+        width: 10,
+        keep: 9,
+    },
+];
 
 /// The wallet's entries in the protocol's recent-trades feed (opens, closes, liquidations).
 fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    use crate::protocol::stats::TradeKind;
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" Recent trades of this wallet ");
+        .title(" Recent trades of this wallet (the exchange's feed of the last 50 trades) ");
     if app.my_trades.is_empty() {
         frame.render_widget(
             Paragraph::new("none in the protocol's recent feed")
@@ -76,37 +261,80 @@ fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         );
         return;
     }
-    let lines: Vec<Line> = app
+    let shown = fit(&FEED, area.width.saturating_sub(2));
+    let rows: Vec<Row> = app
         .my_trades
         .iter()
-        .map(|t| {
-            let kind = match t.kind {
-                TradeKind::Open => "open ",
-                TradeKind::Close => "close",
-                TradeKind::Liq => "LIQ  ",
-            };
-            let side = match t.side {
-                crate::protocol::stats::Side::Long => "▲L",
-                crate::protocol::stats::Side::Short => "▼S",
-            };
-            // The feed's figures are the exchange's display floats; its text is untrusted.
-            let price = t
-                .entry
-                .or(t.exit)
-                .map(|p| format!("{p}"))
-                .unwrap_or_default();
-            let pnl = t
-                .pnl_usd
-                .map(|p| format!(" pnl {p:+.2}"))
-                .unwrap_or_default();
-            Line::from(format!(
-                "{kind} #{} {} {side} {}x notional ${:.2} @ {price}{pnl}",
-                t.position_id.map(|p| p.to_string()).unwrap_or_default(),
-                sanitize_line(&t.instrument, 12),
-                t.leverage,
-                t.notional_usd
-            ))
-        })
+        .map(|t| Row::new(kept(feed_cells(app, t, theme), &shown)))
         .collect();
-    frame.render_widget(Paragraph::new(lines).block(block), area);
+    let (widths, titles) = layout(&FEED, &shown);
+    let table = Table::new(rows, widths)
+        .header(Row::new(titles).style(theme.title()))
+        .block(block);
+    frame.render_widget(table, area);
+}
+
+fn feed_cells<'a>(app: &App, t: &TradeEvent, theme: &Theme) -> Vec<Cell<'a>> {
+    let (kind, kind_style) = match t.kind {
+        TradeKind::Open => ("open", theme.text()),
+        TradeKind::Close => ("close", theme.text()),
+        TradeKind::Liq => ("LIQ", theme.loss()),
+    };
+    let scale = app
+        .trading
+        .as_ref()
+        .and_then(|s| s.market_by_id(t.instrument_id))
+        .map(|m| m.price_scale);
+    // The feed's figures are the exchange's display floats, read as the decimals they were
+    // sent as; one finer than the market's precision is shown as sent.
+    let price = t.entry.or(t.exit).map_or_else(
+        || "—".to_string(),
+        |x| {
+            scale
+                .and_then(|s| Some((s, scale_decimals(s)?)))
+                .and_then(|(s, d)| match scaled_of_display_f64(x, d)? {
+                    (false, raw) => Some(price_display(u64::try_from(raw).ok()?, s)),
+                    (true, _) => None,
+                })
+                .unwrap_or_else(|| format!("{x}"))
+        },
+    );
+    let wad = |x: f64| {
+        let (negative, wad) = scaled_of_display_f64(x, 18)?;
+        let wad = i128::try_from(wad).ok()?;
+        Some(if negative { -wad } else { wad })
+    };
+    let notional = wad(t.notional_usd).map_or_else(|| format!("{}", t.notional_usd), usd_text);
+    let (pnl, pnl_style) = match t.pnl_usd {
+        None => ("—".to_string(), theme.text()),
+        Some(x) => match wad(x) {
+            Some(w) => (usd_signed_text(w), theme.signed(w)),
+            None => (format!("{x}"), theme.text()),
+        },
+    };
+    vec![
+        Cell::from(crate::clock::utc_minute_text(t.ts)),
+        Cell::from(kind).style(kind_style),
+        Cell::from(t.position_id.map(|p| p.to_string()).unwrap_or_default()),
+        Cell::from(format!(
+            "{} {}",
+            sanitize_line(&t.instrument, 4),
+            match t.side {
+                Side::Long => "▲L",
+                Side::Short => "▼S",
+            }
+        )),
+        Cell::from(format!("{}x", t.leverage)),
+        Cell::from(notional),
+        Cell::from(price),
+        Cell::from(pnl).style(pnl_style),
+    ]
+}
+
+pub(super) fn commands(app: &App) -> Vec<Hint> {
+    if app.history.is_empty() {
+        Vec::new()
+    } else {
+        vec![Hint::fixed("↑↓", "scroll")]
+    }
 }

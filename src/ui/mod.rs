@@ -6,6 +6,7 @@
 //! live keymap. A new pane is its file, a `Focus` arm and a line in `draw`.
 
 mod chart;
+mod columns;
 mod dialog;
 mod footer;
 mod header;
@@ -122,12 +123,8 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Ticket => ticket::commands(app),
         Focus::Positions => positions::commands(app),
         Focus::Pending => pending::commands(app),
-        Focus::History
-        | Focus::Protocol
-        | Focus::Dialog
-        | Focus::KeyPanel
-        | Focus::Help
-        | Focus::Log => Vec::new(),
+        Focus::History => history::commands(app),
+        Focus::Protocol | Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
     };
     if !(pane == Focus::Ticket && app.ticket.editing_margin) {
         out.extend([

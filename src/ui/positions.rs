@@ -3,7 +3,7 @@
 use std::time::SystemTime;
 
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Rect};
+use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::app::{App, Command, Tab};
@@ -11,6 +11,7 @@ use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
 
+use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
 use super::{Hint, STALE_AFTER, age_text};
 
@@ -36,7 +37,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         return;
     }
     let _ = state;
-    let shown = columns_that_fit(area.width.saturating_sub(2));
+    let shown = fit(&COLUMNS, area.width.saturating_sub(2));
     let rows: Vec<Row> = app
         .valued()
         .iter()
@@ -101,13 +102,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 Cell::from(net).style(style),
                 Cell::from(risk),
             ];
-            let row = Row::new(
-                all.into_iter()
-                    .zip(COLUMNS)
-                    .zip(&shown)
-                    .filter(|(_, keep)| **keep)
-                    .map(|((cell, _), _)| cell),
-            );
+            let row = Row::new(kept(all, &shown));
             if i == app.position_cursor && app.tab == Tab::Positions {
                 row.style(theme.selected())
             } else {
@@ -115,20 +110,12 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             }
         })
         .collect();
-    let picked = || COLUMNS.iter().zip(&shown).filter(|(_, keep)| **keep);
-    let widths: Vec<Constraint> = picked().map(|(c, _)| Constraint::Length(c.width)).collect();
-    let header = Row::new(picked().map(|(c, _)| c.title)).style(theme.title());
+    let (widths, titles) = layout(&COLUMNS, &shown);
+    let header = Row::new(titles).style(theme.title());
     frame.render_widget(Table::new(rows, widths).header(header).block(block), area);
 }
 
-/// A column of the positions table and how much it matters when the terminal is narrow.
-struct Column {
-    title: &'static str,
-    width: u16,
-    /// Higher stays longer. Bust and the distance to it matter most after what the row is.
-    keep: u8,
-}
-
+/// The positions table's columns. Bust and the distance to it matter most after what the row is.
 const COLUMNS: [Column; 11] = [
     Column {
         title: "ID",
@@ -186,28 +173,6 @@ const COLUMNS: [Column; 11] = [
         keep: 5,
     },
 ];
-
-/// Which columns fit in `width` (one space between columns), dropping the least important first.
-fn columns_that_fit(width: u16) -> [bool; 11] {
-    let mut keep = [true; 11];
-    let used = |keep: &[bool; 11]| -> u16 {
-        let (sum, n) = COLUMNS
-            .iter()
-            .zip(keep)
-            .filter(|(_, k)| **k)
-            .fold((0u16, 0u16), |(s, n), (c, _)| (s + c.width, n + 1));
-        sum + n.saturating_sub(1)
-    };
-    let mut order: Vec<usize> = (0..COLUMNS.len()).collect();
-    order.sort_by_key(|&i| COLUMNS[i].keep);
-    for i in order {
-        if used(&keep) <= width || COLUMNS[i].keep >= 10 {
-            continue;
-        }
-        keep[i] = false;
-    }
-    keep
-}
 
 /// A five-cell bar of how far the mark has gone toward bust.
 fn risk_bar(bps: u32) -> String {

@@ -1333,6 +1333,93 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
     assert!(audit.contains("\"via\":\"tui\""));
 }
 
+/// A position closed in the UI is in the History tab after a restart on the same data dir, with
+/// its entry, the exchange's exit and the totals — and in `--watch` of the same wallet too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_survives_a_restart() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("BTC", "82800.3").await;
+    let owner = user.owner();
+    let ctx = tui_run::context(&user.api, &user.info, &user.data(), Some(owner));
+    let mut ui = Ui::start(tui_run::setup(
+        &ctx,
+        Mode::Live,
+        owner,
+        Some(user.session()),
+    ));
+    ui.wait_for_text("notional").await;
+    ticket(&ui, "100", 9);
+    ui.wait_for_text("OPEN").await;
+    ui.type_text("y");
+    ui.wait_for_text("succeeded").await;
+    let id = sim.server.shared.with_engine(|e| {
+        e.account(owner).unwrap().state.open_positions[0]
+            .id
+            .to_string()
+    });
+    ui.wait_for_text(&id).await;
+    // Up 0.24 %: a win. A long's exit is the mark less the deadband (entry / 50000 = 16 raw).
+    sim.pin("BTC", "83000").await;
+    ui.type_text("2x");
+    ui.wait_for_text("CLOSE").await;
+    ui.type_text("y");
+    ui.wait_for_text("closed 1 position").await;
+    ui.type_text("3");
+    // The recent-trades feed (polled every 3 s) brings the exit; wait for it to be recorded.
+    let row = |s: &str| {
+        s.lines()
+            .find(|l| l.contains(&id) && l.contains("closed"))
+            .map(str::to_string)
+    };
+    let before = ui
+        .wait_for(|s| row(s).is_some_and(|r| r.contains("82,998.4")))
+        .await;
+    let before_row = row(&before).unwrap();
+    assert!(
+        before_row.contains("BTC ▲L  100x  82,800.3  82,998.4  +$"),
+        "{before_row}"
+    );
+    assert!(
+        !before_row.contains('~'),
+        "the exchange's time: {before_row}"
+    );
+    ui.quit().await.expect("the loop ends cleanly on q");
+    let file = user.data().join(format!("history/{owner:#x}.jsonl"));
+    let lines = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        2,
+        "the close, then its exit:\n{lines}"
+    );
+
+    // A new process on the same data dir: the history is there before the stream says a word.
+    for watch in [false, true] {
+        let mut ctx = tui_run::context(&user.api, &user.info, &user.data(), Some(owner));
+        let setup = if watch {
+            ctx.watch = Some(owner);
+            tui_run::prepare(&ctx).await
+        } else {
+            tui_run::setup(&ctx, Mode::Live, owner, Some(user.session()))
+        };
+        let mut ui = Ui::start(setup);
+        ui.type_text("3");
+        let after = ui.wait_for_text("1 closed · net +$").await;
+        assert_eq!(row(&after), Some(before_row.clone()), "{after}");
+        assert!(
+            after.contains("win rate 100.0% (1 won, 0 liquidated)"),
+            "{after}"
+        );
+        assert!(
+            after.contains(&format!("History of {}", &format!("{owner:#x}")[..6])),
+            "{after}"
+        );
+        ui.quit().await.expect("the loop ends cleanly on q");
+    }
+    // Nothing new was learnt: nothing appended.
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), lines);
+}
+
 /// `papertrade-tui demo`, a new user's first command: open, see, close — by keyboard only. The one
 /// end-to-end run of the real binary in a terminal: raw keys parsed by crossterm, synchronized
 /// frames, the alternate screen entered and left.
@@ -1363,6 +1450,16 @@ fn the_demo_trades_a_round_trip_by_keyboard() {
         pty.contents()
     );
     pty.keys(&[b'}'; 9]);
+    // Review refuses (with the reason) until the relayer has been heard from: press Enter once
+    // the ticket says the order can be signed, as a person would.
+    assert!(
+        pty.wait_for(Duration::from_secs(20), |s| {
+            let c = s.contents();
+            c.contains("100x") && c.contains("passes the open checks") && !c.contains("cannot sign")
+        }),
+        "the ticket never became signable; the screen:\n{}",
+        pty.contents()
+    );
     pty.keys(b"\r");
     pty.expect("OPEN");
     pty.keys(b"y");

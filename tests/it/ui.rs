@@ -7,6 +7,7 @@ use papertrade_tui::app::{App, KeyStatus, Message, Mode, Tab};
 use papertrade_tui::feed::account::StreamEvent;
 use papertrade_tui::feed::market::{MarketEvent, Source};
 use papertrade_tui::protocol::account::{ClosedPosition, Frame};
+use papertrade_tui::protocol::history::{ClosedTrade, LoadedHistory};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::ui::{draw, theme::Theme};
 use ratatui::Terminal;
@@ -47,16 +48,51 @@ fn fixture(mode: Mode) -> App {
     app.handle(Message::Stream(StreamEvent::Synced(s), now()));
     app.freshness
         .record_ok(Source::Account, now() - Duration::from_secs(1));
-    app.history.push_front(ClosedPosition {
-        id: alloy_primitives::U256::from(411_270u64),
-        instrument_id: 0,
-        is_long: true,
-        margin: 10_000_000_000_000_000_000,
-        leverage: 100,
-        liquidated: false,
-        net_pnl: -108_141_232_449_579_150,
-        paper_minted: 2_766_363_925_334_821_349,
-    });
+    // What the history file held: an ETH liquidation the feed never listed (no exit, the time
+    // this client saw it), then a BTC close with everything known.
+    app.handle(Message::HistoryLoaded(LoadedHistory {
+        trades: vec![
+            ClosedTrade {
+                closed: ClosedPosition {
+                    id: alloy_primitives::U256::from(411_101u64),
+                    instrument_id: 1,
+                    is_long: false,
+                    margin: 25_000_000_000_000_000_000,
+                    leverage: 50,
+                    liquidated: true,
+                    net_pnl: -25_000_000_000_000_000_000,
+                    paper_minted: 1_250_000_000_000_000_000_000,
+                },
+                symbol: Some("ETH".into()),
+                price_scale: Some(100),
+                entry_raw: Some(246_309),
+                opened_at_ms: Some(1_791_700_000_000),
+                exit_raw: None,
+                closed_at_ms: None,
+                seen_at_ms: 1_791_760_000_000,
+            },
+            ClosedTrade {
+                closed: ClosedPosition {
+                    id: alloy_primitives::U256::from(411_270u64),
+                    instrument_id: 0,
+                    is_long: true,
+                    margin: 10_000_000_000_000_000_000,
+                    leverage: 100,
+                    liquidated: false,
+                    net_pnl: -108_141_232_449_579_150,
+                    paper_minted: 2_766_363_925_334_821_349,
+                },
+                symbol: Some("BTC".into()),
+                price_scale: Some(10),
+                entry_raw: Some(832_245),
+                opened_at_ms: Some(1_791_862_800_000),
+                exit_raw: None,
+                closed_at_ms: None,
+                seen_at_ms: 1_791_862_484_000,
+            },
+        ],
+        ..Default::default()
+    }));
     if mode != Mode::Watch {
         app.key = Some(KeyStatus {
             address: "0x3f531f402502754977d21725fa31bfaacbed3562"
@@ -187,8 +223,113 @@ fn history_shows_only_this_wallets_trades() {
     let mut app = fixture(Mode::Demo);
     app.tab = Tab::History;
     let s = screen(&app, 120, 40);
-    assert!(s.contains("close #411270 BTC ▲L 100x"), "{s}");
+    let feed = s
+        .lines()
+        .skip_while(|l| !l.contains("Recent trades of this wallet"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        feed.contains("2026-10-13 03:34 close 411270   BTC ▲L  100x  $1,000.00   83,215.5  -$0.11"),
+        "{feed}"
+    );
     assert!(!s.contains("408035"), "{s}");
+}
+
+/// The local history: each record's figures, the feed's exit and time filled in, what is not
+/// known shown as such, and the totals.
+#[test]
+fn history_lists_closes_with_their_totals() {
+    let mut app = fixture(Mode::Demo);
+    app.tab = Tab::History;
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("History of 0xa9f2…cefd · kept on this machine (2 closed)"),
+        "{s}"
+    );
+    assert!(
+        s.contains(
+            "2 closed · net -$25.11 · win rate 0.0% (0 won, 1 liquidated) · PAPER minted 1,252.77"
+        ),
+        "{s}"
+    );
+    let row = |id: &str| {
+        s.lines()
+            .find(|l| l.contains(id) && l.contains('x'))
+            .unwrap_or_else(|| panic!("no row for {id}:\n{s}"))
+            .to_string()
+    };
+    // The feed listed the BTC close: its exit and the exchange's time.
+    let btc = row("411270");
+    assert!(
+        btc.contains("│2026-10-13 03:34  411270   BTC ▲L  100x  83,224.5  83,215.5  -$0.11"),
+        "{btc}"
+    );
+    assert!(btc.contains("2.77") && btc.contains("closed"), "{btc}");
+    // The feed never listed the ETH liquidation: no exit, and the time this client saw it.
+    let eth = row("411101");
+    assert!(
+        eth.contains("│~2026-10-11 23:06 411101   ETH ▼S  50x   2,463.09  —         -$25.00"),
+        "{eth}"
+    );
+    assert!(
+        eth.contains("1,250.00") && eth.contains("LIQUIDATED"),
+        "{eth}"
+    );
+}
+
+/// The history file is text anyone with the account could edit: its symbol is sanitised like
+/// the network's.
+#[test]
+fn a_hostile_symbol_in_the_history_file_cannot_reach_the_terminal() {
+    let mut app = fixture(Mode::Demo);
+    let mut t = app.history.newest().unwrap().clone();
+    t.closed.id = alloy_primitives::U256::from(600_000u64);
+    t.symbol = Some("\u{1b}]0;pwned\u{7}\u{1b}[2JX".into());
+    app.handle(Message::HistoryLoaded(LoadedHistory {
+        trades: vec![t],
+        ..Default::default()
+    }));
+    app.tab = Tab::History;
+    let s = screen(&app, 120, 40);
+    let row = s.lines().find(|l| l.contains("600000")).unwrap();
+    assert!(row.contains("600000   X ▲L"), "{row}");
+    assert!(!s.contains('\u{1b}') && !s.contains("pwned"), "{s}");
+}
+
+/// A long history scrolls with ↑↓ and keeps the highlighted row on screen.
+#[test]
+fn a_long_history_scrolls() {
+    let mut app = fixture(Mode::Demo);
+    let base = app.history.newest().unwrap().clone();
+    let more = (0..40u64).map(|i| {
+        let mut t = base.clone();
+        t.closed.id = alloy_primitives::U256::from(500_000 + i);
+        t
+    });
+    app.handle(Message::HistoryLoaded(LoadedHistory {
+        trades: more.collect(),
+        ..Default::default()
+    }));
+    app.tab = Tab::History;
+    let first = screen(&app, 80, 24);
+    assert!(
+        first.contains("500039") && !first.contains("411101"),
+        "{first}"
+    );
+    assert!(first.contains("rows 1–9 of 42"), "{first}");
+    for _ in 0..60 {
+        press(&mut app, KeyCode::Down);
+    }
+    assert_eq!(app.history_cursor, 41, "stops on the last row");
+    let last = screen(&app, 80, 24);
+    assert!(
+        last.contains("411101") && !last.contains("500039"),
+        "{last}"
+    );
+    assert!(last.contains("rows 37–42 of 42"), "{last}");
+    press(&mut app, KeyCode::Up);
+    assert_eq!(app.history_cursor, 40);
+    assert_eq!(app.position_cursor, 0, "the positions' cursor is not moved");
 }
 
 #[test]
@@ -822,7 +963,7 @@ fn a_settlement_says_what_came_back() {
     let toast = app.toasts.back().unwrap();
     assert_eq!(toast.text, "closed 1 position(s): net +$1.89");
     assert!(!toast.error);
-    assert_eq!(app.history.front().unwrap().id, gone.id);
+    assert_eq!(app.history.newest().unwrap().id(), gone.id);
 }
 
 /// After the exchange dies (polls failing, stream lost, no fresh mark), the header says so and

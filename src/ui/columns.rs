@@ -1,0 +1,57 @@
+//! Table columns that give way on a narrow terminal: each has a width and how much it matters,
+//! and the least important go first until the rest fit.
+
+/// A column of a table and how much it matters when the terminal is narrow.
+pub(super) struct Column {
+    pub title: &'static str,
+    pub width: u16,
+    /// Higher stays longer; 10 and above always stay.
+    pub keep: u8,
+}
+
+/// Which of `columns` fit in `width` (one space between columns), dropping the least important
+/// first.
+pub(super) fn fit(columns: &[Column], width: u16) -> Vec<bool> {
+    let mut keep = vec![true; columns.len()];
+    let used = |keep: &[bool]| -> u16 {
+        let (sum, n) = columns
+            .iter()
+            .zip(keep)
+            .filter(|(_, k)| **k)
+            .fold((0u16, 0u16), |(s, n), (c, _)| (s + c.width, n + 1));
+        sum + n.saturating_sub(1)
+    };
+    let mut order: Vec<usize> = (0..columns.len()).collect();
+    order.sort_by_key(|&i| columns[i].keep);
+    for i in order {
+        if used(&keep) <= width || columns[i].keep >= 10 {
+            continue;
+        }
+        keep[i] = false;
+    }
+    keep
+}
+
+/// The cells of the columns that stay, in order.
+pub(super) fn kept<T>(cells: impl IntoIterator<Item = T>, shown: &[bool]) -> Vec<T> {
+    cells
+        .into_iter()
+        .zip(shown)
+        .filter(|(_, keep)| **keep)
+        .map(|(cell, _)| cell)
+        .collect()
+}
+
+/// The widths and header titles of the columns that stay.
+pub(super) fn layout(
+    columns: &[Column],
+    shown: &[bool],
+) -> (Vec<ratatui::layout::Constraint>, Vec<&'static str>) {
+    let picked = || columns.iter().zip(shown).filter(|(_, keep)| **keep);
+    (
+        picked()
+            .map(|(c, _)| ratatui::layout::Constraint::Length(c.width))
+            .collect(),
+        picked().map(|(c, _)| c.title).collect(),
+    )
+}
