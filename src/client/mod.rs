@@ -1,6 +1,7 @@
 //! Network access: the exchange's HTTP API and Hyperliquid's info endpoint. Live and simulated
 //! exchanges go through the same code; only the base URL differs.
 
+pub mod explorer;
 pub(crate) mod http;
 pub mod intents;
 pub mod ledger;
