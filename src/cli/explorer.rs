@@ -54,7 +54,7 @@ pub(crate) struct LeaderboardArgs {
           value_parser = clap::builder::PossibleValuesParser::new(["asc", "desc"]))]
     pub sort_dir: String,
     /// 0-based page of 25.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000), allow_hyphen_values = true)]
     pub page: u64,
     /// Part of a leaderboard name or address (searched over the first 2,000 wallets read).
     #[arg(long)]
@@ -66,7 +66,7 @@ pub(crate) struct TopTradersArgs {
     #[arg(long, default_value = "24h", value_parser = clap::builder::PossibleValuesParser::new(WINDOWS))]
     pub window: String,
     /// How many traders (1 to 25).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=25))]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=25), allow_hyphen_values = true)]
     pub limit: u64,
 }
 
@@ -83,7 +83,7 @@ pub(crate) struct FollowArgs {
     /// Seconds to follow the account stream for outcomes and closes (0 to 600; 0 reads the
     /// snapshot only).
     #[arg(long = "wait", value_name = "SECS", default_value_t = 0,
-          value_parser = clap::value_parser!(u64).range(0..=600))]
+          value_parser = clap::value_parser!(u64).range(0..=600), allow_hyphen_values = true)]
     pub secs: u64,
 }
 
@@ -114,10 +114,10 @@ pub(crate) struct HistoryArgs {
     #[arg(long, default_value = "all", value_parser = clap::builder::PossibleValuesParser::new(["all", "losses"]))]
     pub filter: String,
     /// 0-based page.
-    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000), allow_hyphen_values = true)]
     pub page: u64,
     /// Trades per page (1 to 75).
-    #[arg(long, default_value_t = 75, value_parser = clap::value_parser!(u64).range(1..=75))]
+    #[arg(long, default_value_t = 75, value_parser = clap::value_parser!(u64).range(1..=75), allow_hyphen_values = true)]
     pub limit: u64,
     #[command(flatten)]
     pub follow: FollowArgs,

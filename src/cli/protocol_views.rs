@@ -19,7 +19,7 @@ use super::output::{Align, CliError, Table, print_json, usd};
 #[derive(Debug, Args)]
 pub(crate) struct OverviewArgs {
     /// How many latest trades to include (0 to 50).
-    #[arg(long = "recent-trades", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=50))]
+    #[arg(long = "recent-trades", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=50), allow_hyphen_values = true)]
     pub recent_trades: u64,
     /// The history series' interval.
     #[arg(long, default_value = "1h", value_parser = clap::builder::PossibleValuesParser::new(ProtocolHistory::INTERVALS))]
@@ -34,7 +34,7 @@ pub(crate) struct TradesArgs {
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["open", "close", "liquidation"]))]
     pub kind: Option<String>,
     /// How many (1 to 50).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=50))]
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=50), allow_hyphen_values = true)]
     pub limit: u64,
 }
 
@@ -46,7 +46,7 @@ pub(crate) struct CandlesArgs {
     #[arg(long, default_value = "1h", value_parser = clap::builder::PossibleValuesParser::new(CANDLE_INTERVALS))]
     pub interval: String,
     /// How many candles (1 to 200).
-    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u64).range(1..=200))]
+    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u64).range(1..=200), allow_hyphen_values = true)]
     pub limit: u64,
 }
 
