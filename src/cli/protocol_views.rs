@@ -77,10 +77,11 @@ fn sparkline(values: &[f64], width: usize) -> String {
     points
         .iter()
         .map(|v| {
-            if !(hi > lo) {
-                BARS[0]
-            } else {
+            // A flat (or NaN) series has no range to spread: the lowest bar.
+            if hi.partial_cmp(&lo) == Some(std::cmp::Ordering::Greater) {
                 BARS[(((v - lo) / (hi - lo)) * 7.0).round().clamp(0.0, 7.0) as usize]
+            } else {
+                BARS[0]
             }
         })
         .collect()
