@@ -251,3 +251,82 @@ impl HistoryPage {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::stats::TradeEvent;
+
+    fn trading() -> TradingState {
+        TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap()
+    }
+
+    fn event(kind: TradeKind, id: u128, ts: u64, wallet: Address) -> TradeEvent {
+        TradeEvent {
+            seq: ts,
+            ts,
+            wallet,
+            instrument: "BTC".into(),
+            instrument_id: 0,
+            instrument_terminal: false,
+            side: Side::Long,
+            leverage: 100,
+            notional_usd: 1000.0,
+            intent_id: None,
+            position_id: Some(id),
+            kind,
+            entry: (kind == TradeKind::Open).then_some(82_000.5),
+            exit: (kind != TradeKind::Open).then_some(82_100.0),
+            pnl_usd: (kind != TradeKind::Open).then_some(-0.11),
+        }
+    }
+
+    fn closed(id: u64, net: i128, liquidated: bool) -> ClosedPosition {
+        ClosedPosition {
+            id: U256::from(id),
+            instrument_id: 0,
+            is_long: true,
+            margin: 10 * crate::protocol::units::WAD,
+            leverage: 100,
+            liquidated,
+            net_pnl: net,
+            paper_minted: 7,
+        }
+    }
+
+    #[test]
+    fn the_feed_and_the_stream_merge_by_position_newest_first() {
+        let me = Address::with_last_byte(1);
+        let other = Address::with_last_byte(2);
+        let feed = RecentTrades {
+            ok: true,
+            count: 4,
+            events: vec![
+                event(TradeKind::Close, 11, 300, me),
+                event(TradeKind::Close, 12, 200, other),
+                event(TradeKind::Open, 11, 100, me),
+                event(TradeKind::Liq, 10, 50, me),
+            ],
+        };
+        // The stream saw position 11 close (exact figures) and 13, which the feed lacks.
+        let streamed = vec![(closed(11, -108, false), 310), (closed(13, 5, false), 400)];
+        let trades = closed_trades(me, &feed, &streamed, &trading());
+        let ids: Vec<u64> = trades.iter().map(|t| t.position_id.to::<u64>()).collect();
+        assert_eq!(ids, vec![13, 11, 10]);
+        let merged = &trades[1];
+        assert_eq!(merged.net_pnl, Some(-108));
+        assert_eq!(merged.entry, Some(82_000.5));
+        assert_eq!(merged.time, Some(300));
+        assert_eq!(merged.sources(), vec!["feed", "stream"]);
+        assert!(trades[2].liquidated);
+        assert_eq!(trades[0].market, "BTC");
+        let losses = page(me, trades, Filter::Losses, 0, 75);
+        let kept: Vec<u64> = losses
+            .trades
+            .iter()
+            .map(|t| t.position_id.to::<u64>())
+            .collect();
+        assert_eq!(kept, vec![11, 10]);
+        assert!(!losses.has_more());
+    }
+}
