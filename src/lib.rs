@@ -10,6 +10,7 @@
 //! client     HTTP, the account stream, orders -> signed intents -> sent once, nonces, audit
 //! feed       what network tasks report and how intents' fates are read from it (pure)
 //! keys       session key and owner keystore
+//! analytics  the explorer's functions over reads: leaderboard, wallet, history, overview (pure)
 //! quote      pre-trade composition over the protocol math
 //! protocol   wire types, integer math, EIP-712, orders -> intents (no I/O)
 //! sim        the exchange simulator, on protocol
@@ -21,6 +22,7 @@
 //! simulator, the HTTP and stream clients, `App::handle`, the UI loop over a `TestBackend`), not
 //! a facade. Everything else is `pub(crate)`, so the compiler reports what nothing uses.
 
+pub mod analytics;
 pub mod app;
 pub mod cli;
 pub mod client;

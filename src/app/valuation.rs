@@ -1,10 +1,9 @@
 //! Open positions valued at the live mark, once for every place that shows them: the positions
-//! table, the close dialog and the header's totals. The numbers are the settlement's own
-//! (`quote::Scenario`: deadband, impact haircut, 2% win fee, liquidation), so what the screen says
-//! a close returns is what the contract would pay at that mark.
+//! table, the close dialog and the header's totals. Each value is
+//! [`CloseValue::at`](crate::analytics::positions::CloseValue::at), the explorer's too.
 
+pub use crate::analytics::positions::CloseValue;
 use crate::protocol::account::Position;
-use crate::protocol::math::{risk_bps, room_to_bust};
 use crate::protocol::trading::Instrument;
 
 use super::state::App;
@@ -17,22 +16,6 @@ pub struct Valued<'a> {
     pub market: Option<&'a Instrument>,
     pub mark: Option<u64>,
     pub value: Option<CloseValue>,
-}
-
-/// A close at the mark now, in wad.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CloseValue {
-    /// Net PnL after the deadband, the impact haircut and the win fee (−margin if liquidated).
-    pub net: i128,
-    /// What comes back to the account: margin + net (0 when liquidated). Profit the pool cannot
-    /// pay at once waits in the payout queue (`queued`) but is returned all the same.
-    pub returns: i128,
-    /// The mark is at or past the bust price: the margin is forfeited.
-    pub liquidated: bool,
-    /// How far the mark may still move against it (raw price units; negative past the bust).
-    pub room: i128,
-    /// How far the mark has gone from entry toward bust, 0–10000 bps.
-    pub risk_bps: u32,
 }
 
 /// The sum over positions that could all be valued.
@@ -64,17 +47,7 @@ impl App {
                     .and_then(|s| s.market_by_id(p.instrument_id));
                 let mark = market.and_then(|m| self.marks.get(&m.id).copied());
                 let value = match (market, mark, fee) {
-                    (Some(m), Some(mark), Some(fee)) => {
-                        let s = crate::quote::Position::held(m, p).scenario(fee, mark);
-                        let net = s.net_pnl(p.margin);
-                        Some(CloseValue {
-                            net,
-                            returns: (p.margin as i128).saturating_add(net).max(0),
-                            liquidated: s.liquidated,
-                            room: room_to_bust(mark, p.bust_price, p.is_long),
-                            risk_bps: risk_bps(p.entry_price, p.bust_price, mark, p.is_long),
-                        })
-                    }
+                    (Some(m), Some(mark), Some(fee)) => Some(CloseValue::at(m, p, fee, mark)),
                     _ => None,
                 };
                 Valued {

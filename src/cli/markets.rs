@@ -1,24 +1,15 @@
 //! `papertrade-tui markets`.
 
-use alloy_primitives::U256;
 use serde_json::{Value, json};
 
-use crate::protocol::trading::{Cap, Instrument};
-use crate::protocol::units::{mul_div, price_json, signed, u256_to_u128, wad_json};
+use crate::analytics::overview::base_to_usd;
+use crate::protocol::trading::Cap;
+use crate::protocol::units::{price_json, signed, wad_json};
 
 use super::Context;
 use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, print_json, usd};
 use crate::quote::percent_json;
-
-/// Base-asset quantity (18 dp) → USD wad at a raw mark.
-fn base_to_usd(quantity: u128, mark: u64, market: &Instrument) -> u128 {
-    u256_to_u128(mul_div(
-        U256::from(quantity),
-        U256::from(mark),
-        U256::from(market.price_scale),
-    ))
-}
 
 pub async fn run(ctx: &Context) -> Result<(), CliError> {
     let data = MarketData::live(&ctx.http, None).await?;

@@ -2,11 +2,13 @@
 
 mod account;
 mod args;
+mod explorer;
 mod interactive;
 mod key;
 mod market_data;
 mod markets;
 mod output;
+mod protocol_views;
 mod quote;
 mod session;
 mod simulator;
@@ -112,6 +114,28 @@ pub(crate) enum Command {
     Sim(SimArgs),
     /// Practice with no funds and no network: the simulator in-process and a funded throwaway wallet.
     Demo(DemoArgs),
+    /// Ranked wallets for a window: nine sort keys, both directions, pages of 25, a name search.
+    Leaderboard(explorer::LeaderboardArgs),
+    /// Any wallet's balance sheet: balances, PAPER, lifetime figures, session keys, ranks.
+    Wallet(explorer::WalletArgs),
+    /// Any wallet's pending intents with their relayer queue rank.
+    Intents(explorer::IntentsArgs),
+    /// Where one intent id is: the trades feed, a wallet's queue and stream.
+    Lookup(explorer::LookupArgs),
+    /// Any wallet's closed and liquidated trades, newest first, paged (what can be derived).
+    History(explorer::HistoryArgs),
+    /// The protocol: TVL, LP, volume, PAPER, fees, each market's mark, OI and caps, history.
+    Overview(protocol_views::OverviewArgs),
+    /// The latest opens, closes and liquidations across traders.
+    Trades(protocol_views::TradesArgs),
+    /// Hyperliquid candles of a market, as data.
+    Candles(protocol_views::CandlesArgs),
+    /// Classify a string (address, intent id, position id, name) and resolve it.
+    Search(explorer::SearchArgs),
+    /// The top traders by windowed PnL.
+    TopTraders(explorer::TopTradersArgs),
+    /// PAPER minted for a loss basis at the current point of the mint curve.
+    PaperMint(protocol_views::PaperMintArgs),
 }
 
 impl Command {
@@ -131,13 +155,39 @@ impl Command {
             Command::Withdraw(_) => "withdraw",
             Command::Sim(_) => "sim",
             Command::Demo(_) => "demo",
+            Command::Leaderboard(_) => "leaderboard",
+            Command::Wallet(_) => "wallet",
+            Command::Intents(_) => "intents",
+            Command::Lookup(_) => "lookup",
+            Command::History(_) => "history",
+            Command::Overview(_) => "overview",
+            Command::Trades(_) => "trades",
+            Command::Candles(_) => "candles",
+            Command::Search(_) => "search",
+            Command::TopTraders(_) => "top-traders",
+            Command::PaperMint(_) => "paper-mint",
         }
     }
 
-    /// Whether `--watch` means something here. Everything else is refused with it, so a
-    /// read-only flag can never sit on a command that signs (or one where it would be ignored).
+    /// Whether `--watch` may stand with this command: `positions` reads the watched wallet, and
+    /// the explorer's commands only ever read (they name their wallet themselves). Everything
+    /// else is refused with it, so a read-only flag can never sit on a command that signs.
     fn reads_a_watched_wallet(&self) -> bool {
-        matches!(self, Command::Positions(_))
+        matches!(
+            self,
+            Command::Positions(_)
+                | Command::Leaderboard(_)
+                | Command::Wallet(_)
+                | Command::Intents(_)
+                | Command::Lookup(_)
+                | Command::History(_)
+                | Command::Overview(_)
+                | Command::Trades(_)
+                | Command::Candles(_)
+                | Command::Search(_)
+                | Command::TopTraders(_)
+                | Command::PaperMint(_)
+        )
     }
 }
 
@@ -526,8 +576,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             return Err(CliError::input(
                 "watch",
                 format!(
-                    "is read-only and applies to the terminal UI and `positions` only; \
-                     `{}` cannot be combined with it, nothing was done",
+                    "is read-only and applies to the terminal UI, `positions` and the \
+                     explorer's read-only commands only; `{}` cannot be combined with it, \
+                     nothing was done",
                     command.name()
                 ),
             ));
@@ -571,6 +622,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Withdraw(a) => trade::withdraw(&ctx, a).await,
             Command::Sim(a) => simulator::sim(&ctx, a).await,
             Command::Demo(a) => simulator::demo(&ctx, a).await,
+            Command::Leaderboard(a) => explorer::leaderboard(&ctx, a).await,
+            Command::Wallet(a) => explorer::wallet(&ctx, a).await,
+            Command::Intents(a) => explorer::intents(&ctx, a).await,
+            Command::Lookup(a) => explorer::lookup(&ctx, a).await,
+            Command::History(a) => explorer::history(&ctx, a).await,
+            Command::Overview(a) => protocol_views::overview(&ctx, a).await,
+            Command::Trades(a) => protocol_views::trades(&ctx, a).await,
+            Command::Candles(a) => protocol_views::candles(&ctx, a).await,
+            Command::Search(a) => explorer::search(&ctx, a).await,
+            Command::TopTraders(a) => explorer::top_traders(&ctx, a).await,
+            Command::PaperMint(a) => protocol_views::paper_mint(&ctx, a).await,
         }
     })
 }

@@ -5,6 +5,7 @@ pub mod account;
 pub mod eip712;
 pub mod history;
 pub mod hyperliquid;
+pub mod leaderboard;
 pub mod math;
 pub mod order;
 pub(crate) mod price;

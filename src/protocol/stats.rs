@@ -205,6 +205,43 @@ mod opt_hex {
     }
 }
 
+/// `/query/protocol/history?interval=1m|1h|1d` (§3.5): parallel float columns (display units,
+/// the exchange's own rounding) from `startMs`, one point per `intervalMs`; the last point is the
+/// open interval. Columns are kept by name, so one the client does not know is still shown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtocolHistory {
+    pub start_ms: u64,
+    pub interval_ms: u64,
+    pub columns: BTreeMap<String, Vec<f64>>,
+    #[serde(default)]
+    pub totals: BTreeMap<String, Value>,
+}
+
+impl ProtocolHistory {
+    /// The intervals the endpoint takes (§3.5).
+    pub const INTERVALS: [&'static str; 3] = ["1m", "1h", "1d"];
+
+    /// The points of one column, each labelled with its time (ms).
+    pub fn series(&self, column: &str) -> Vec<(u64, f64)> {
+        self.columns
+            .get(column)
+            .map(|values| {
+                values
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        let t = self
+                            .start_ms
+                            .saturating_add((i as u64).saturating_mul(self.interval_ms));
+                        (t, *v)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
 /// `/queue-rank/accounts/{wallet}`: each queued intent and its 1-based place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

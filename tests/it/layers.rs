@@ -210,6 +210,20 @@ fn the_layers_run_one_way() {
                 "tokio",
                 "reqwest",
             ],
+            // The explorer's functions: pure like the protocol, under the client and the app.
+            "analytics" => &[
+                "crate::client",
+                "crate::app",
+                "crate::ui",
+                "crate::tui",
+                "crate::cli",
+                "crate::sim",
+                "crate::feed",
+                "tokio",
+                "reqwest",
+                "SystemTime::now",
+                "Instant::now",
+            ],
             "feed" => &[
                 "crate::client",
                 "crate::app",

@@ -1,0 +1,714 @@
+//! The explorer's commands over any wallet (read-only, nothing is ever signed): `leaderboard`,
+//! `top-traders`, `wallet`, `intents`, `lookup`, `history`, `search`. The figures are
+//! `analytics`' (one function each); this file reads, picks the output and draws tables.
+
+use std::time::Duration;
+
+use alloy_primitives::{Address, B256};
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::analytics::history::{self, Filter};
+use crate::analytics::intents::{self, WalletView};
+use crate::analytics::leaderboard::{self, PAGE_SIZE, Ranked, Request, WindowRank};
+use crate::analytics::search::{self, Query};
+use crate::analytics::trades::event_json;
+use crate::analytics::wallet::{self, BalanceSheet};
+use crate::client::explorer::{self as reads, scan_leaderboard};
+use crate::feed::account::StreamEvent;
+use crate::protocol::account::{ClosedPosition, IntentOutcome};
+use crate::protocol::leaderboard::{SortDir, SortKey, Window};
+use crate::protocol::stats::TradeEvent;
+use crate::protocol::units::{signed, wad_text};
+use crate::protocol::wire::parse_b256;
+
+use super::Context;
+use super::args;
+use super::market_data::MarketData;
+use super::output::{Align, CliError, Table, print_json, usd, usd_signed};
+use super::session::LiveAccount;
+
+const WINDOWS: [&str; 4] = ["24h", "7d", "30d", "all"];
+const SORT_KEYS: [&str; 9] = [
+    "totalWindowedPnl",
+    "realizedPnl",
+    "currentUnrealizedPnl",
+    "currentBalance",
+    "currentQueued",
+    "currentOpenNotional",
+    "totalVolume",
+    "paperTotal",
+    "currentOpenPositionCount",
+];
+
+#[derive(Debug, Args)]
+pub(crate) struct LeaderboardArgs {
+    /// The window the PnL and volume are counted over.
+    #[arg(long, default_value = "24h", value_parser = clap::builder::PossibleValuesParser::new(WINDOWS))]
+    pub window: String,
+    /// What the board is sorted by.
+    #[arg(long = "sort-key", default_value = "totalWindowedPnl",
+          value_parser = clap::builder::PossibleValuesParser::new(SORT_KEYS))]
+    pub sort_key: String,
+    #[arg(long = "sort-dir", default_value = "desc",
+          value_parser = clap::builder::PossibleValuesParser::new(["asc", "desc"]))]
+    pub sort_dir: String,
+    /// 0-based page of 25.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000), allow_hyphen_values = true)]
+    pub page: u64,
+    /// Part of a leaderboard name or address (searched over the first 2,000 wallets read).
+    #[arg(long)]
+    pub query: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TopTradersArgs {
+    #[arg(long, default_value = "24h", value_parser = clap::builder::PossibleValuesParser::new(WINDOWS))]
+    pub window: String,
+    /// How many traders (1 to 25).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=25), allow_hyphen_values = true)]
+    pub limit: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WalletArgs {
+    /// Wallet address: 0x followed by 40 hex characters.
+    #[arg(value_name = "ADDR")]
+    pub address: String,
+}
+
+/// How long to follow a wallet's account stream for what only its patches carry.
+#[derive(Debug, Args, Clone, Copy)]
+pub(crate) struct FollowArgs {
+    /// Seconds to follow the account stream for outcomes and closes (0 to 600; 0 reads the
+    /// snapshot only).
+    #[arg(long = "wait", value_name = "SECS", default_value_t = 0,
+          value_parser = clap::value_parser!(u64).range(0..=600), allow_hyphen_values = true)]
+    pub secs: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct IntentsArgs {
+    #[arg(value_name = "ADDR")]
+    pub address: String,
+    #[command(flatten)]
+    pub follow: FollowArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LookupArgs {
+    /// The intent id: 0x followed by 64 hex characters.
+    #[arg(value_name = "INTENT_ID")]
+    pub intent_id: String,
+    /// The wallet that signed it: adds its relayer queue rank, stream and open positions.
+    #[arg(long, value_name = "0x…")]
+    pub wallet: Option<String>,
+    #[command(flatten)]
+    pub follow: FollowArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct HistoryArgs {
+    #[arg(value_name = "ADDR")]
+    pub address: String,
+    #[arg(long, default_value = "all", value_parser = clap::builder::PossibleValuesParser::new(["all", "losses"]))]
+    pub filter: String,
+    /// 0-based page.
+    #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=100_000), allow_hyphen_values = true)]
+    pub page: u64,
+    /// Trades per page (1 to 75).
+    #[arg(long, default_value_t = 75, value_parser = clap::value_parser!(u64).range(1..=75), allow_hyphen_values = true)]
+    pub limit: u64,
+    #[command(flatten)]
+    pub follow: FollowArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// Address, intent id, position id or part of a leaderboard name.
+    #[arg(value_name = "QUERY")]
+    pub query: String,
+}
+
+fn window(text: &str) -> Result<Window, CliError> {
+    Window::parse(text)
+        .ok_or_else(|| CliError::input("window", format!("must be one of {}", WINDOWS.join(", "))))
+}
+
+fn request(a: &LeaderboardArgs) -> Result<Request, CliError> {
+    Ok(Request {
+        window: window(&a.window)?,
+        sort_key: SortKey::parse(&a.sort_key).ok_or_else(|| {
+            CliError::input(
+                "sort-key",
+                format!("must be one of {}", SORT_KEYS.join(", ")),
+            )
+        })?,
+        sort_dir: SortDir::parse(&a.sort_dir)
+            .ok_or_else(|| CliError::input("sort-dir", "must be asc or desc"))?,
+        page: a.page,
+        query: a.query.clone().filter(|q| !q.trim().is_empty()),
+    })
+}
+
+/// The board as asked: one page, or with a search the scanned top of it.
+async fn board(ctx: &Context, r: Request) -> Result<leaderboard::Leaderboard, CliError> {
+    let pages = if r.query.is_some() {
+        scan_leaderboard(&ctx.http, r.window, r.sort_key, r.sort_dir, |_| false).await?
+    } else {
+        let page = reads::leaderboard_page(
+            &ctx.http, r.window, r.sort_key, r.sort_dir, r.page, PAGE_SIZE,
+        )
+        .await?;
+        vec![(r.page.saturating_mul(PAGE_SIZE as u64), page)]
+    };
+    Ok(leaderboard::leaderboard(r, &pages))
+}
+
+pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliError> {
+    let board = board(ctx, request(&a)?).await?;
+    if ctx.json {
+        print_json(&board.json());
+        return Ok(());
+    }
+    let r = &board.request;
+    println!(
+        "leaderboard · window {} · sorted by {} {} · page {} of {} · {} wallets",
+        r.window.name(),
+        r.sort_key.name(),
+        r.sort_dir.name(),
+        r.page + 1,
+        board.total_pages.max(1),
+        board.total_accounts
+    );
+    if let Some(q) = &r.query {
+        println!(
+            "search {:?}: {} match(es) in the {} wallets read{}",
+            crate::text::sanitize_line(q, 60),
+            board.matched.unwrap_or(0),
+            board.scanned,
+            if board.complete {
+                ""
+            } else {
+                " (not the whole board)"
+            }
+        );
+    }
+    println!("{}", ranked_table(&board.accounts, r.sort_key));
+    Ok(())
+}
+
+/// A figure of the sort key for a person.
+fn figure_text(key: SortKey, value: Option<i128>) -> String {
+    match value {
+        None => "—".into(),
+        Some(v) if key.is_count() => v.to_string(),
+        Some(v) if key == SortKey::PaperTotal => wad_text(v, 2),
+        // PnL carries its sign; balances, notional and volume are amounts.
+        Some(v)
+            if matches!(
+                key,
+                SortKey::TotalWindowedPnl | SortKey::RealizedPnl | SortKey::CurrentUnrealizedPnl
+            ) =>
+        {
+            usd_signed(v)
+        }
+        Some(v) => usd(v),
+    }
+}
+
+fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
+    let mut t = Table::new(&[
+        ("RANK", Align::Right),
+        ("WALLET", Align::Left),
+        ("NAME", Align::Left),
+        ("PNL", Align::Right),
+        ("VOLUME", Align::Right),
+        ("OPEN", Align::Right),
+        (key.name(), Align::Right),
+    ]);
+    for r in rows {
+        t.row(vec![
+            r.rank.to_string(),
+            format!("{:#x}", r.address),
+            r.name.clone().unwrap_or_else(|| "—".into()),
+            figure_text(SortKey::TotalWindowedPnl, r.row.total_windowed_pnl),
+            figure_text(SortKey::TotalVolume, r.row.total_volume),
+            figure_text(
+                SortKey::CurrentOpenPositionCount,
+                r.row.current_open_position_count,
+            ),
+            figure_text(key, r.row.figure(key)),
+        ]);
+    }
+    if rows.is_empty() {
+        return "no wallets on this page".into();
+    }
+    t.render()
+}
+
+pub async fn top_traders(ctx: &Context, a: TopTradersArgs) -> Result<(), CliError> {
+    let w = window(&a.window)?;
+    let limit = a.limit as usize;
+    let page = reads::leaderboard_page(
+        &ctx.http,
+        w,
+        SortKey::TotalWindowedPnl,
+        SortDir::Desc,
+        0,
+        limit,
+    )
+    .await?;
+    let top = leaderboard::top_traders(w, limit, &page);
+    if ctx.json {
+        print_json(&top.json());
+        return Ok(());
+    }
+    println!("top traders by windowed PnL · window {}", w.name());
+    println!("{}", ranked_table(&top.traders, SortKey::TotalWindowedPnl));
+    Ok(())
+}
+
+/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
+async fn window_ranks(ctx: &Context, wallet: Address) -> (Vec<WindowRank>, Option<String>) {
+    let scans = futures::future::join_all(Window::ALL.map(|w| async move {
+        let pages = scan_leaderboard(
+            &ctx.http,
+            w,
+            SortKey::TotalWindowedPnl,
+            SortDir::Desc,
+            |p| p.accounts.iter().any(|r| r.address == wallet),
+        )
+        .await;
+        (w, pages)
+    }))
+    .await;
+    let mut name = None;
+    let mut ranks = Vec::new();
+    for (w, pages) in scans {
+        match pages {
+            Ok(pages) => {
+                if name.is_none() {
+                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
+                        .find(|r| r.address == wallet)
+                        .and_then(|r| r.name);
+                }
+                ranks.push(leaderboard::window_rank(w, wallet, &pages));
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
+                ranks.push(WindowRank {
+                    window: w,
+                    rank: None,
+                    pnl: None,
+                    scanned: 0,
+                    complete: false,
+                });
+            }
+        }
+    }
+    (ranks, name)
+}
+
+fn wallet_arg(field: &str, text: &str) -> Result<Address, CliError> {
+    args::address(field, text)
+}
+
+fn stream_url(ctx: &Context, wallet: Address) -> String {
+    format!("{}/state/user/live?wallet={wallet:#x}", ctx.http.api_url())
+}
+
+async fn balance_sheet(ctx: &Context, wallet: Address) -> Result<BalanceSheet, CliError> {
+    let live = LiveAccount::open(ctx, wallet).await?;
+    let data = MarketData::live(&ctx.http, None).await?;
+    let (ranks, name) = window_ranks(ctx, wallet).await;
+    Ok(wallet::balance_sheet(
+        live.state.clone(),
+        &data.state,
+        &data.known_marks(),
+        name,
+        ranks,
+        crate::clock::now_unix_s(),
+    ))
+}
+
+pub async fn wallet(ctx: &Context, a: WalletArgs) -> Result<(), CliError> {
+    let address = wallet_arg("<ADDR>", &a.address)?;
+    let sheet = balance_sheet(ctx, address).await?;
+    if ctx.json {
+        print_json(&sheet.json(&stream_url(ctx, address)));
+        return Ok(());
+    }
+    print_sheet(&sheet);
+    Ok(())
+}
+
+fn print_sheet(s: &BalanceSheet) {
+    let a = &s.account;
+    let l = &a.lifetime;
+    println!(
+        "{:#x}{}",
+        a.address,
+        s.name
+            .as_deref()
+            .map(|n| format!(" · {n}"))
+            .unwrap_or_default()
+    );
+    println!(
+        "balance {} · available {} · queued {} · locked {}",
+        usd(signed(a.balance)),
+        usd(signed(a.funds.available_balance)),
+        usd(signed(a.queued)),
+        usd(signed(a.locked))
+    );
+    println!(
+        "{} open position(s) · {} pending intent(s) · unrealised (close at the mark) {}",
+        a.open_positions.len(),
+        a.operations.len(),
+        s.unrealized.map_or("—".into(), usd_signed)
+    );
+    println!(
+        "PAPER held {} · staked {} · pending staking reward {}",
+        wad_text(signed(a.paper.balance), 2),
+        wad_text(signed(a.paper.staked), 2),
+        usd(signed(s.pending_reward))
+    );
+    println!(
+        "lifetime: deposited {} · withdrawn {} · realised PnL {} · fees {} · traded {}",
+        usd(signed(l.deposited)),
+        usd(signed(l.withdrawn)),
+        usd_signed(l.realized_pnl),
+        usd(signed(l.fees_paid)),
+        usd(signed(l.traded_notional))
+    );
+    let active = a.session_keys.iter().filter(|k| k.expiry > s.now_s).count();
+    println!(
+        "session keys: {} registered, {active} active",
+        a.session_keys.len()
+    );
+    let mut t = Table::new(&[
+        ("WINDOW", Align::Left),
+        ("RANK", Align::Right),
+        ("PNL", Align::Right),
+    ]);
+    for r in &s.ranks {
+        t.row(vec![
+            r.window.name().into(),
+            match r.rank {
+                Some(n) => n.to_string(),
+                None if r.scanned == 0 => "unavailable".into(),
+                None => format!("not in the top {}", r.scanned),
+            },
+            r.pnl.map_or("—".into(), usd_signed),
+        ]);
+    }
+    println!("\n{}", t.render());
+}
+
+/// Follow `live` for `secs`: the closes and intent outcomes its patches report, each close with
+/// when it arrived (ms).
+async fn follow(
+    live: &mut LiveAccount,
+    secs: u64,
+) -> (Vec<(ClosedPosition, u64)>, Vec<IntentOutcome>) {
+    let mut closed = Vec::new();
+    let mut outcomes = Vec::new();
+    if secs == 0 {
+        return (closed, outcomes);
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        match tokio::time::timeout_at(deadline, live.next()).await {
+            Ok(Some(StreamEvent::Patched {
+                closed: c,
+                outcomes: o,
+                ..
+            })) => {
+                let now = crate::clock::now_unix_ms();
+                closed.extend(c.into_iter().map(|c| (c, now)));
+                outcomes.extend(o);
+            }
+            Ok(Some(_)) => {}
+            Ok(None) | Err(_) => break,
+        }
+    }
+    (closed, outcomes)
+}
+
+pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
+    let address = wallet_arg("<ADDR>", &a.address)?;
+    let mut live = LiveAccount::open(ctx, address).await?;
+    let trading = ctx.http.trading_state().await?;
+    let rank = reads::queue_rank(&ctx.http, address).await.ok();
+    let (_, outcomes) = follow(&mut live, a.follow.secs).await;
+    let now = crate::clock::now_unix_s();
+    let value = intents::intents_json(&live.state, &trading, rank.as_ref(), &outcomes, now);
+    if ctx.json {
+        print_json(&value);
+        return Ok(());
+    }
+    println!(
+        "{:#x}: {} pending intent(s)",
+        address,
+        live.state.operations.len()
+    );
+    print_pending(&value["pending"]);
+    for o in &outcomes {
+        println!("intent {:#x} {}", o.intent_id, o.outcome.label());
+    }
+    Ok(())
+}
+
+fn print_pending(pending: &Value) {
+    let rows = pending.as_array().cloned().unwrap_or_default();
+    if rows.is_empty() {
+        return;
+    }
+    let mut t = Table::new(&[
+        ("INTENT", Align::Left),
+        ("ACTION", Align::Left),
+        ("MARKET", Align::Left),
+        ("AMOUNT", Align::Right),
+        ("RANK", Align::Right),
+        ("DEADLINE", Align::Right),
+    ]);
+    let text = |v: &Value| match v {
+        Value::Null => "—".to_string(),
+        Value::String(s) => crate::text::sanitize_line(s, 40),
+        other => other.to_string(),
+    };
+    for r in rows {
+        t.row(vec![
+            text(&r["intent_id"]),
+            text(&r["action"]),
+            format!("{} {}", text(&r["market"]), text(&r["side"])),
+            text(&r["amount"]),
+            text(&r["queue_rank"]),
+            if r["deadline_passed"] == json!(true) {
+                "passed".into()
+            } else {
+                text(&r["deadline"])
+            },
+        ]);
+    }
+    println!("{}", t.render());
+}
+
+fn intent_arg(text: &str) -> Result<B256, CliError> {
+    parse_b256(text.trim()).map_err(|e| {
+        CliError::input(
+            "<INTENT_ID>",
+            format!("must be 0x followed by 64 hex characters ({e})"),
+        )
+    })
+}
+
+async fn lookup_value(
+    ctx: &Context,
+    id: B256,
+    wallet: Option<Address>,
+    secs: u64,
+) -> Result<Value, CliError> {
+    let feed = reads::recent_trades(&ctx.http).await?;
+    let trading = ctx.http.trading_state().await?;
+    let now = crate::clock::now_unix_s();
+    let Some(wallet) = wallet else {
+        return Ok(intents::lookup(id, &feed, None).json(&trading, now));
+    };
+    let mut live = LiveAccount::open(ctx, wallet).await?;
+    let rank = reads::queue_rank(&ctx.http, wallet).await.ok();
+    let (_, outcomes) = follow(&mut live, secs).await;
+    let view = WalletView {
+        account: &live.state,
+        rank: rank.as_ref(),
+        outcomes: &outcomes,
+    };
+    Ok(intents::lookup(id, &feed, Some(&view)).json(&trading, now))
+}
+
+pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
+    let id = intent_arg(&a.intent_id)?;
+    let wallet = a
+        .wallet
+        .as_deref()
+        .map(|w| wallet_arg("wallet", w))
+        .transpose()?;
+    let value = lookup_value(ctx, id, wallet, a.follow.secs).await?;
+    if ctx.json {
+        print_json(&value);
+        return Ok(());
+    }
+    print_lookup(&value);
+    Ok(())
+}
+
+fn print_lookup(v: &Value) {
+    println!(
+        "intent {}: {}",
+        v["intent_id"].as_str().unwrap_or(""),
+        v["state"].as_str().unwrap_or("")
+    );
+    if let Some(rank) = v["pending"]["queue_rank"].as_u64() {
+        println!("queued in the relayer at place {rank}");
+    }
+    if let Some(p) = v["position_id"].as_str() {
+        println!("opened position {p}");
+    }
+    let feed = v["feed"].as_array().cloned().unwrap_or_default();
+    if !feed.is_empty() {
+        println!("in the recent-trades feed: {} row(s)", feed.len());
+    }
+    if !v["wallet_checked"].as_bool().unwrap_or(false) {
+        println!("(pass --wallet 0x… to check its queue and account stream)");
+    }
+    println!(
+        "settlement: {}",
+        v["settlement_note"].as_str().unwrap_or("")
+    );
+}
+
+pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
+    let address = wallet_arg("<ADDR>", &a.address)?;
+    let filter = Filter::parse(&a.filter)
+        .ok_or_else(|| CliError::input("filter", "must be all or losses"))?;
+    let mut live = LiveAccount::open(ctx, address).await?;
+    let trading = ctx.http.trading_state().await?;
+    let (closed, _) = follow(&mut live, a.follow.secs).await;
+    let feed = reads::recent_trades(&ctx.http).await?;
+    let trades = history::closed_trades(address, &feed, &closed, &trading);
+    let page = history::page(
+        address,
+        trades,
+        filter,
+        usize::try_from(a.page).unwrap_or(usize::MAX),
+        a.limit as usize,
+    );
+    if ctx.json {
+        print_json(&page.json());
+        return Ok(());
+    }
+    println!(
+        "{:#x}: {} closed trade(s) ({}), page {}",
+        address,
+        page.total,
+        filter.name(),
+        page.page + 1
+    );
+    if !page.trades.is_empty() {
+        let mut t = Table::new(&[
+            ("POSITION", Align::Right),
+            ("MARKET", Align::Left),
+            ("SIDE", Align::Left),
+            ("LEV", Align::Right),
+            ("EXIT", Align::Right),
+            ("NET PNL", Align::Right),
+            ("PAPER", Align::Right),
+            ("", Align::Left),
+        ]);
+        for tr in &page.trades {
+            t.row(vec![
+                tr.position_id.to_string(),
+                tr.market.clone(),
+                if tr.is_long { "LONG" } else { "SHORT" }.into(),
+                tr.leverage.map_or("—".into(), |l| format!("{l}x")),
+                tr.exit.map_or("—".into(), |x| x.to_string()),
+                tr.net_pnl
+                    .map(usd_signed)
+                    .or_else(|| tr.feed_pnl_usd.map(|p| format!("{p:+.2}")))
+                    .unwrap_or_else(|| "—".into()),
+                tr.paper_minted
+                    .map_or("—".into(), |p| wad_text(signed(p), 4)),
+                if tr.liquidated { "LIQUIDATED" } else { "" }.into(),
+            ]);
+        }
+        println!("{}", t.render());
+    }
+    println!("note: {}", history::HISTORY_NOTE);
+    Ok(())
+}
+
+/// Feed rows of one position id.
+fn position_rows(feed: &[TradeEvent], id: alloy_primitives::U256) -> Vec<Value> {
+    feed.iter()
+        .filter(|e| e.position_id.map(alloy_primitives::U256::from) == Some(id))
+        .map(event_json)
+        .collect()
+}
+
+pub async fn search(ctx: &Context, a: SearchArgs) -> Result<(), CliError> {
+    if a.query.trim().is_empty() {
+        return Err(CliError::input(
+            "<QUERY>",
+            "is empty: type an address, intent id, position id or name",
+        ));
+    }
+    let query = search::classify(&a.query);
+    let result = match &query {
+        Query::Wallet(w) => {
+            let sheet = balance_sheet(ctx, *w).await?;
+            sheet.json(&stream_url(ctx, *w))
+        }
+        Query::Hash(h) => lookup_value(ctx, *h, None, 0).await?,
+        Query::Position(id) => {
+            let feed = reads::recent_trades(&ctx.http).await?;
+            let rows = position_rows(&feed.events, *id);
+            json!({
+                "position_id": id.to_string(),
+                "found": !rows.is_empty(),
+                "feed": rows,
+                "note": "searched in the recent-trades feed; an older or quiet position needs its wallet (positions --watch 0x…)",
+            })
+        }
+        Query::Name(name) => {
+            let board = board(
+                ctx,
+                Request {
+                    window: Window::All,
+                    sort_key: SortKey::TotalWindowedPnl,
+                    sort_dir: SortDir::Desc,
+                    page: 0,
+                    query: Some(name.clone()),
+                },
+            )
+            .await?;
+            board.json()
+        }
+    };
+    let value = search::search_json(&query, &a.query, result);
+    if ctx.json {
+        print_json(&value);
+        return Ok(());
+    }
+    println!(
+        "{} → {} (next: {})",
+        crate::text::sanitize_line(&a.query, 80),
+        query.kind(),
+        query.next().1
+    );
+    match &query {
+        Query::Wallet(_) => println!(
+            "balance {} · {} open position(s) · {} pending",
+            value["result"]["balance_usd"],
+            value["result"]["open_positions"],
+            value["result"]["pending_operations"]
+        ),
+        Query::Hash(_) => print_lookup(&value["result"]),
+        Query::Position(_) => println!(
+            "{} feed row(s) for this position",
+            value["result"]["feed"].as_array().map_or(0, Vec::len)
+        ),
+        Query::Name(_) => {
+            let matched = value["result"]["matched"].as_u64().unwrap_or(0);
+            println!("{matched} wallet(s) match");
+            for r in value["result"]["accounts"].as_array().into_iter().flatten() {
+                println!(
+                    "  #{} {} {}",
+                    r["rank"],
+                    r["address"].as_str().unwrap_or(""),
+                    crate::text::sanitize_line(r["leaderboard_name"].as_str().unwrap_or("—"), 48)
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,392 @@
+//! Protocol-wide views: `overview`, `trades`, `candles`, `paper-mint` (read-only). The figures
+//! are `analytics`'; this file reads, picks the output and draws tables.
+
+use clap::Args;
+use serde_json::Value;
+
+use crate::analytics::mint;
+use crate::analytics::overview::{self, HISTORY_COLUMNS, Inputs};
+use crate::analytics::trades::{self, CANDLE_INTERVALS, event_json};
+use crate::client::explorer as reads;
+use crate::protocol::stats::ProtocolHistory;
+use crate::protocol::units::{WAD, parse_scaled, signed, wad_text};
+
+use super::Context;
+use super::args;
+use super::market_data::MarketData;
+use super::output::{Align, CliError, Table, print_json, usd};
+
+#[derive(Debug, Args)]
+pub(crate) struct OverviewArgs {
+    /// How many latest trades to include (0 to 50).
+    #[arg(long = "recent-trades", default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=50), allow_hyphen_values = true)]
+    pub recent_trades: u64,
+    /// The history series' interval.
+    #[arg(long, default_value = "1h", value_parser = clap::builder::PossibleValuesParser::new(ProtocolHistory::INTERVALS))]
+    pub interval: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TradesArgs {
+    /// Only this market (symbol or id).
+    #[arg(long)]
+    pub market: Option<String>,
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["open", "close", "liquidation"]))]
+    pub kind: Option<String>,
+    /// How many (1 to 50).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=50), allow_hyphen_values = true)]
+    pub limit: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CandlesArgs {
+    /// Market symbol or id.
+    #[arg(long)]
+    pub market: String,
+    #[arg(long, default_value = "1h", value_parser = clap::builder::PossibleValuesParser::new(CANDLE_INTERVALS))]
+    pub interval: String,
+    /// How many candles (1 to 200).
+    #[arg(long, default_value_t = 48, value_parser = clap::value_parser!(u64).range(1..=200), allow_hyphen_values = true)]
+    pub limit: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PaperMintArgs {
+    /// Loss basis in USD to price (0 to 1,000,000,000).
+    #[arg(
+        long = "loss-basis-usd",
+        default_value = "1",
+        allow_hyphen_values = true
+    )]
+    pub loss_basis_usd: String,
+}
+
+/// A few lines of a value per point, as block characters (a person's glance, not data).
+fn sparkline(values: &[f64], width: usize) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let step = values.len().div_ceil(width.max(1)).max(1);
+    let points: Vec<f64> = values
+        .chunks(step)
+        .filter_map(|c| c.last().copied())
+        .collect();
+    let (lo, hi) = points
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        });
+    points
+        .iter()
+        .map(|v| {
+            // A flat (or NaN) series has no range to spread: the lowest bar.
+            if hi.partial_cmp(&lo) == Some(std::cmp::Ordering::Greater) {
+                BARS[(((v - lo) / (hi - lo)) * 7.0).round().clamp(0.0, 7.0) as usize]
+            } else {
+                BARS[0]
+            }
+        })
+        .collect()
+}
+
+pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
+    let (data, summary, stats, feed, history) = tokio::join!(
+        MarketData::live(&ctx.http, None),
+        reads::summary(&ctx.http),
+        reads::market_stats(&ctx.http),
+        reads::recent_trades(&ctx.http),
+        reads::protocol_history(&ctx.http, &a.interval),
+    );
+    let data = data?;
+    let summary = summary?;
+    let mut unavailable = Vec::new();
+    let mut note = |what: &str, e: &crate::client::FetchError| {
+        tracing::debug!(error = %e, what, "overview read failed");
+        unavailable.push(format!(
+            "{what}: {}",
+            crate::text::sanitize_line(&e.to_string(), 160)
+        ));
+    };
+    if let Err(e) = &stats {
+        note("market-stats", e);
+    }
+    if let Err(e) = &feed {
+        note("trades", e);
+    }
+    if let Err(e) = &history {
+        note("history", e);
+    }
+    let marks = data.known_marks();
+    let inputs = Inputs {
+        summary: &summary,
+        trading: &data.state,
+        marks: &marks,
+        market_stats: stats.as_ref().ok(),
+        trades: feed.as_ref().ok(),
+        history: history.as_ref().ok(),
+        recent_trades: a.recent_trades as usize,
+    };
+    let mut value = overview::overview_json(&inputs);
+    value["unavailable"] = serde_json::json!(unavailable);
+    if ctx.json {
+        print_json(&value);
+        return Ok(());
+    }
+    let s = &summary;
+    println!(
+        "TVL {} · LP {} · lifetime volume {} · {} open positions · trading {}",
+        usd(signed(s.balances.tvl)),
+        usd(s.balances.lp),
+        usd(signed(s.activity.volume)),
+        s.activity.open,
+        if data.state.trading_paused {
+            "PAUSED"
+        } else {
+            "open"
+        }
+    );
+    println!(
+        "PAPER supply {} · staked {} · fees pending {} · lifetime {}",
+        wad_text(signed(s.paper.supply), 0),
+        wad_text(signed(s.paper.staked), 0),
+        usd(signed(s.fees.pending)),
+        usd(signed(s.fees.lifetime))
+    );
+    let mut t = Table::new(&[
+        ("MARKET", Align::Left),
+        ("MARK", Align::Right),
+        ("STATUS", Align::Left),
+        ("MAX LEV", Align::Right),
+        ("LONG OI / CAP", Align::Right),
+        ("SHORT OI / CAP", Align::Right),
+        ("24H VOLUME", Align::Right),
+    ]);
+    let text = |v: &Value| match v {
+        Value::Null => "—".to_string(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let money = |v: &Value| match v.as_f64() {
+        Some(_) => format!("${}", crate::protocol::units::group_thousands(&text(v))),
+        None => "—".into(),
+    };
+    for m in value["markets"].as_array().into_iter().flatten() {
+        let side = |s: &Value| format!("{} / {}", money(&s["oi_usd"]), money(&s["cap_usd"]));
+        t.row(vec![
+            text(&m["symbol"]),
+            text(&m["mark_price"]),
+            text(&m["status"]),
+            text(&m["max_leverage"]),
+            side(&m["long"]),
+            side(&m["short"]),
+            money(&m["volume_24h_usd"]),
+        ]);
+    }
+    println!("\n{}", t.render());
+    if let Ok(h) = &history {
+        println!(
+            "\nhistory ({} points, interval {})",
+            h.columns.values().map(Vec::len).max().unwrap_or(0),
+            a.interval
+        );
+        for column in HISTORY_COLUMNS {
+            if let Some(values) = h.columns.get(column) {
+                let last = values.last().copied().unwrap_or(0.0);
+                println!("  {column:<10} {} {last:.2}", sparkline(values, 48));
+            }
+        }
+    }
+    if let Ok(f) = &feed {
+        print_trades(
+            &f.events
+                .iter()
+                .take(a.recent_trades as usize)
+                .collect::<Vec<_>>(),
+        );
+    }
+    for u in &unavailable {
+        println!("unavailable: {u}");
+    }
+    Ok(())
+}
+
+fn print_trades(rows: &[&crate::protocol::stats::TradeEvent]) {
+    if rows.is_empty() {
+        return;
+    }
+    let mut t = Table::new(&[
+        ("KIND", Align::Left),
+        ("MARKET", Align::Left),
+        ("SIDE", Align::Left),
+        ("LEV", Align::Right),
+        ("NOTIONAL", Align::Right),
+        ("PRICE", Align::Right),
+        ("PNL", Align::Right),
+        ("WALLET", Align::Left),
+    ]);
+    for e in rows {
+        let v = event_json(e);
+        let price = e.exit.or(e.entry).map_or("—".into(), |p| p.to_string());
+        t.row(vec![
+            v["kind"].as_str().unwrap_or("").to_uppercase(),
+            v["market"].as_str().unwrap_or("").to_string(),
+            v["side"].as_str().unwrap_or("").to_string(),
+            format!("{}x", e.leverage),
+            format!("${:.0}", e.notional_usd),
+            price,
+            e.pnl_usd.map_or("—".into(), |p| format!("{p:+.2}")),
+            format!("{:#x}", e.wallet),
+        ]);
+    }
+    println!("\n{}", t.render());
+}
+
+pub async fn trades(ctx: &Context, a: TradesArgs) -> Result<(), CliError> {
+    let market = match &a.market {
+        Some(m) => {
+            let state = ctx.http.trading_state().await?;
+            Some(args::market(&state, m)?.symbol.clone())
+        }
+        None => None,
+    };
+    let kind = a.kind.as_deref().and_then(trades::parse_kind);
+    let feed = reads::recent_trades(&ctx.http).await?;
+    let rows = trades::recent_trades(&feed, market.as_deref(), kind, a.limit as usize);
+    if ctx.json {
+        print_json(&trades::recent_trades_json(&rows));
+        return Ok(());
+    }
+    if rows.is_empty() {
+        println!("no trades in the feed match");
+    }
+    print_trades(&rows);
+    Ok(())
+}
+
+pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
+    let state = ctx.http.trading_state().await?;
+    let market = args::market(&state, &a.market)?;
+    let rows = crate::client::market::candles(
+        &ctx.http,
+        &market.symbol,
+        &a.interval,
+        a.limit,
+        crate::clock::now_unix_ms(),
+    )
+    .await?;
+    let c = trades::candles(
+        &market.symbol,
+        &a.interval,
+        rows,
+        a.limit as usize,
+        market.price_scale,
+    );
+    if ctx.json {
+        print_json(&c.json());
+        return Ok(());
+    }
+    let mut t = Table::new(&[
+        ("TIME (ms)", Align::Right),
+        ("OPEN", Align::Right),
+        ("HIGH", Align::Right),
+        ("LOW", Align::Right),
+        ("CLOSE", Align::Right),
+        ("VOLUME", Align::Right),
+    ]);
+    let cell = |s: &str| crate::text::sanitize_line(s, 24);
+    for k in &c.candles {
+        t.row(vec![
+            k.t.to_string(),
+            cell(&k.o),
+            cell(&k.h),
+            cell(&k.l),
+            cell(&k.c),
+            cell(&k.v),
+        ]);
+    }
+    println!(
+        "{} {} · {} candle(s) · change {}",
+        market.symbol,
+        a.interval,
+        c.candles.len(),
+        c.change_pct().map_or("—".into(), |p| format!("{p}%"))
+    );
+    if !c.candles.is_empty() {
+        println!("{}", t.render());
+    }
+    Ok(())
+}
+
+/// `--loss-basis-usd`: a USD amount 0..=1,000,000,000 (up to 18 decimals) → wad.
+fn loss_basis(text: &str) -> Result<u128, CliError> {
+    let field = "loss-basis-usd";
+    let bad = |why: &str| {
+        CliError::input(
+            field,
+            format!("{why}, got {:?}", crate::text::sanitize_line(text, 40)),
+        )
+    };
+    if text.trim_start().starts_with('-') {
+        return Err(bad("must be 0 or more"));
+    }
+    let wad = parse_scaled(text, 18).map_err(|_| bad("must be a USD amount like 250 or 0.5"))?;
+    if wad > mint::MAX_LOSS_BASIS_USD * WAD {
+        return Err(bad("must be at most 1000000000"));
+    }
+    Ok(wad)
+}
+
+pub async fn paper_mint(ctx: &Context, a: PaperMintArgs) -> Result<(), CliError> {
+    let basis = loss_basis(&a.loss_basis_usd)?;
+    let summary = reads::summary(&ctx.http).await?;
+    let e = mint::estimate(&summary, basis);
+    if ctx.json {
+        print_json(&e.json());
+        return Ok(());
+    }
+    println!(
+        "a {} loss basis mints {} PAPER now ({} PAPER per $1, curve {})",
+        usd(signed(e.loss_basis)),
+        wad_text(signed(e.minted), 6),
+        wad_text(signed(e.rate), 6),
+        if e.decaying {
+            "decaying past the cliff"
+        } else {
+            "flat below the cliff"
+        }
+    );
+    println!(
+        "PAPER supply {} · staked {}{}",
+        wad_text(signed(e.supply), 2),
+        wad_text(signed(e.staked), 2),
+        if e.supply > 0 {
+            format!(
+                " ({}%)",
+                crate::quote::percent_text(signed(e.staked), e.supply, 2)
+            )
+        } else {
+            String::new()
+        }
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loss_basis_is_bounded() {
+        assert_eq!(loss_basis("1").unwrap(), WAD);
+        assert_eq!(loss_basis("0").unwrap(), 0);
+        assert_eq!(loss_basis("1000000000").unwrap(), 1_000_000_000 * WAD);
+        assert!(loss_basis("1000000000.000001").is_err());
+        assert!(loss_basis("-1").is_err());
+        assert!(loss_basis("abc").is_err());
+    }
+
+    #[test]
+    fn a_sparkline_spans_its_range() {
+        assert_eq!(sparkline(&[0.0, 7.0], 10), "▁█");
+        assert_eq!(sparkline(&[3.0, 3.0], 10), "▁▁");
+        assert_eq!(sparkline(&[], 10), "");
+    }
+}

@@ -1,0 +1,576 @@
+//! The explorer's commands end to end: the real binary against the in-process simulator, every
+//! expected figure computed here from the simulator's own raw data (the engine's accounts, its
+//! HTTP reads), never from the code under test.
+
+use std::process::Output;
+
+use alloy_primitives::{Address, U256};
+use papertrade_tui::protocol::account::AccountState;
+use papertrade_tui::protocol::math::{mint_amount, mint_rate};
+use papertrade_tui::sim::SimConfig;
+use serde_json::Value;
+
+use crate::simkit::{Sim, b256};
+use crate::support::text;
+
+const WAD: u128 = 1_000_000_000_000_000_000;
+
+/// A repeatable exchange with a crowd that has traded for a few simulated minutes.
+async fn crowded() -> Sim {
+    let sim = Sim::start(SimConfig {
+        seed: 11,
+        crowd: 60,
+        manual_clock: true,
+        heartbeat_ms: 200,
+        relayer_delay_ms: 500,
+        ..SimConfig::default()
+    })
+    .await;
+    for _ in 0..12 {
+        sim.advance(20_000).await;
+    }
+    sim
+}
+
+/// The binary against `sim` (or, with `None`, against a loopback port nothing listens on).
+async fn run(sim: Option<&Sim>, args: &[&str]) -> Output {
+    let (api, info) = match sim {
+        Some(s) => (s.server.base_url(), s.server.info_url()),
+        None => (
+            "http://127.0.0.1:9".to_string(),
+            "http://127.0.0.1:9/info".to_string(),
+        ),
+    };
+    let home = tempfile::tempdir().unwrap();
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
+    c.args(args)
+        .args(["--api", &api, "--info-url", &info])
+        .env_clear()
+        .env("HOME", home.path())
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .env("PAPERTRADE_TUI_DATA_DIR", home.path().join("data"));
+    tokio::task::spawn_blocking(move || {
+        let out = c.output().unwrap();
+        drop(home);
+        out
+    })
+    .await
+    .unwrap()
+}
+
+async fn json(sim: &Sim, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.push("--json");
+    let out = run(Some(sim), &all).await;
+    assert!(
+        out.status.success(),
+        "{args:?}: {}\n{}",
+        text(&out.stderr),
+        text(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The engine's leaderboard population (funded wallets) with a figure each, sorted the way the
+/// exchange documents: by the figure, ties by address, in `descending` or ascending order.
+fn engine_order(
+    sim: &Sim,
+    figure: impl Fn(&AccountState) -> i128,
+    descending: bool,
+) -> Vec<(Address, i128, Option<String>)> {
+    let mut rows: Vec<(Address, i128, Option<String>)> = sim.server.shared.with_engine(|e| {
+        e.accounts
+            .iter()
+            .filter(|(_, a)| a.state.lifetime.deposited > 0)
+            .map(|(addr, a)| (*addr, figure(&a.state), a.name.clone()))
+            .collect()
+    });
+    rows.sort_by(|a, b| {
+        let ord = a.1.cmp(&b.1).then(a.0.cmp(&b.0));
+        if descending { ord.reverse() } else { ord }
+    });
+    rows
+}
+
+fn address(v: &Value) -> Address {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leaderboard_ranks_follow_the_sort_in_both_directions_and_pages() {
+    let sim = crowded().await;
+    for (dir, descending) in [("desc", true), ("asc", false)] {
+        let expected = engine_order(&sim, |a| a.balance as i128, descending);
+        assert!(expected.len() > 50, "the crowd fills three pages");
+        for page in [0usize, 1, 2] {
+            let p = page.to_string();
+            let v = json(
+                &sim,
+                &[
+                    "leaderboard",
+                    "--window",
+                    "all",
+                    "--sort-key",
+                    "currentBalance",
+                    "--sort-dir",
+                    dir,
+                    "--page",
+                    &p,
+                ],
+            )
+            .await;
+            assert_eq!(v["total_accounts"], expected.len());
+            assert_eq!(v["page"], page);
+            let rows = v["accounts"].as_array().unwrap();
+            let want: Vec<_> = expected.iter().skip(page * 25).take(25).collect();
+            assert_eq!(rows.len(), want.len(), "page {page} {dir}");
+            for (i, (row, (addr, balance, _))) in rows.iter().zip(want).enumerate() {
+                assert_eq!(row["rank"], page * 25 + i + 1);
+                assert_eq!(address(&row["address"]), *addr);
+                assert_eq!(row["current_balance_raw"], balance.to_string());
+            }
+        }
+    }
+    // Windows differ in what they count, so each is asked with its own name.
+    let open = engine_order(&sim, |a| a.open_positions.len() as i128, true);
+    let v = json(
+        &sim,
+        &[
+            "leaderboard",
+            "--window",
+            "7d",
+            "--sort-key",
+            "currentOpenPositionCount",
+        ],
+    )
+    .await;
+    assert_eq!(v["window"], "7d");
+    assert_eq!(address(&v["accounts"][0]["address"]), open[0].0);
+    assert_eq!(
+        v["accounts"][0]["current_open_position_count"],
+        open[0].1 as i64
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_name_search_keeps_each_wallets_true_rank_and_names_are_sanitised() {
+    let sim = crowded().await;
+    let expected = engine_order(&sim, |a| a.balance as i128, true);
+    let whales: Vec<(usize, Address)> = expected
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, _, n))| n.as_deref().is_some_and(|n| n.contains("whale")))
+        .map(|(i, (a, _, _))| (i + 1, *a))
+        .collect();
+    assert!(!whales.is_empty());
+    let v = json(
+        &sim,
+        &[
+            "leaderboard",
+            "--window",
+            "all",
+            "--sort-key",
+            "currentBalance",
+            "--query",
+            "WHALE",
+        ],
+    )
+    .await;
+    assert_eq!(v["matched"], whales.len());
+    assert_eq!(v["complete"], true);
+    let got: Vec<(usize, Address)> = v["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["rank"].as_u64().unwrap() as usize, address(&r["address"])))
+        .collect();
+    assert_eq!(got, whales);
+
+    // Every name the crowd has, hostile ones included, arrives clean: no escape, bell, line
+    // break or bidi override in JSON or in the table.
+    let all = json(&sim, &["leaderboard", "--window", "all"]).await;
+    let names: Vec<String> = all["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| r["leaderboard_name"].as_str().map(str::to_string))
+        .collect();
+    assert!(names.iter().any(|n| n == "RED ALERT"), "{names:?}");
+    let bad = |s: &str| s.chars().any(|c| c.is_control() || c == '\u{202e}');
+    assert!(!names.iter().any(|n| bad(n)), "{names:?}");
+    let table = run(Some(&sim), &["leaderboard", "--window", "all"]).await;
+    assert!(table.status.success());
+    let table = text(&table.stdout);
+    assert!(table.contains("RED ALERT"));
+    assert!(
+        !table
+            .replace('\n', "")
+            .chars()
+            .any(|c| c.is_control() || c == '\u{202e}')
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_wallet_sheet_is_the_engines_account_and_its_board_rank() {
+    let sim = crowded().await;
+    let wallet = sim.server.shared.with_engine(|e| {
+        e.crowd
+            .wallets()
+            .into_iter()
+            .find(|w| !e.account(*w).unwrap().state.open_positions.is_empty())
+            .unwrap()
+    });
+    let w = format!("{wallet:#x}");
+    let v = json(&sim, &["wallet", &w]).await;
+    let (state, name) = sim.server.shared.with_engine(|e| {
+        let a = e.account(wallet).unwrap();
+        (a.state.clone(), a.name.clone())
+    });
+    assert_eq!(address(&v["address"]), wallet);
+    assert_eq!(v["balance_raw"], state.balance.to_string());
+    assert_eq!(v["locked_raw"], state.locked.to_string());
+    assert_eq!(v["queued_raw"], state.queued.to_string());
+    assert_eq!(
+        v["available_raw"],
+        state.funds.available_balance.to_string()
+    );
+    assert_eq!(v["open_positions"], state.open_positions.len());
+    assert_eq!(v["pending_operations"], state.operations.len());
+    assert_eq!(
+        v["lifetime"]["deposited_raw"],
+        state.lifetime.deposited.to_string()
+    );
+    assert_eq!(
+        v["lifetime"]["realized_pnl_raw"],
+        state.lifetime.realized_pnl.to_string()
+    );
+    assert_eq!(
+        v["lifetime"]["traded_notional_raw"],
+        state.lifetime.traded_notional.to_string()
+    );
+    assert_eq!(
+        v["session_keys"].as_array().unwrap().len(),
+        state.session_keys.len()
+    );
+    if name
+        .as_deref()
+        .is_some_and(|n| n.chars().all(|c| !c.is_control() && c != '\u{202e}'))
+    {
+        assert_eq!(v["leaderboard_name"].as_str(), name.as_deref());
+    }
+    // Each window's rank is the wallet's place in the simulator's own board for it.
+    for window in ["24h", "7d", "30d", "all"] {
+        let (status, board) = sim
+            .get(&format!(
+                "/state/leaderboard/accounts?page=0&pageSize=200&sortDir=desc&sortKey=totalWindowedPnl&window={window}"
+            ))
+            .await;
+        assert_eq!(status, 200);
+        let place = board["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|r| address(&r["address"]) == wallet)
+            .unwrap();
+        assert_eq!(v["ranks"][window]["rank"], place + 1, "{window}");
+        assert_eq!(
+            v["ranks"][window]["pnl_raw"],
+            board["accounts"][place]["totalWindowedPnl"]
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_classifies_and_echoes_and_lookup_finds_a_feed_intent() {
+    let sim = crowded().await;
+    let (_, feed) = sim.get("/query/protocol/trades/recent").await;
+    let row = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["intentId"].is_string())
+        .expect("a feed row with an intent id")
+        .clone();
+    let wallet = row["wallet"]
+        .as_str()
+        .unwrap()
+        .to_uppercase()
+        .replace("0X", "0x");
+    let intent = row["intentId"].as_str().unwrap();
+    let position = row["positionId"].as_str().unwrap();
+    let cases = [
+        (wallet.as_str(), "wallet", "get_wallet"),
+        (intent, "intent", "lookup_intent"),
+        (position, "position", "get_positions"),
+        ("tortoise", "name", "get_leaderboard"),
+    ];
+    for (query, kind, tool) in cases {
+        let v = json(&sim, &["search", query]).await;
+        assert_eq!(v["kind"], kind, "{query}");
+        assert_eq!(v["value"], query);
+        assert_eq!(v["next_tool"], tool);
+    }
+    let v = json(&sim, &["search", intent]).await;
+    assert_eq!(v["result"]["state"], "settled");
+    assert_eq!(v["result"]["feed"][0]["intentId"], intent);
+    let v = json(&sim, &["search", position]).await;
+    assert_eq!(v["result"]["found"], true);
+    let v = json(&sim, &["search", "tortoise"]).await;
+    assert!(v["result"]["matched"].as_u64().unwrap() > 0);
+    let unknown = format!("{:#x}", alloy_primitives::B256::with_last_byte(9));
+    let v = json(&sim, &["lookup", &unknown]).await;
+    assert_eq!(v["state"], "not_found");
+    assert!(v["settlement"].is_null());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn intents_show_the_queue_rank_and_lookup_follows_an_open_to_its_position() {
+    let sim = Sim::manual().await;
+    let mut t = sim.trader(1_000).await;
+    let (body, id) = t.open(sim.now_s(), 0, true, 50, 20);
+    let (status, answer) = sim.post("/intents", &body).await;
+    assert_eq!(status, 200, "{answer}");
+    let w = t.wallet_hex();
+    let v = json(&sim, &["intents", &w]).await;
+    assert_eq!(v["count"], 1);
+    assert_eq!(b256(&v["pending"][0]["intent_id"]), id);
+    assert_eq!(v["pending"][0]["action"], "openPosition");
+    assert_eq!(v["pending"][0]["amount_raw"], (50 * WAD).to_string());
+    let (_, rank) = sim.get(&format!("/queue-rank/accounts/{w}")).await;
+    assert_eq!(
+        v["pending"][0]["queue_rank"],
+        rank["entries"][0]["position"]
+            .as_str()
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+    );
+    let id_hex = format!("{id:#x}");
+    let queued = json(&sim, &["lookup", &id_hex, "--wallet", &w]).await;
+    assert_eq!(queued["state"], "queued");
+    assert!(queued["pending"]["queue_rank"].is_u64());
+    sim.advance(2_000).await;
+    let settled = json(&sim, &["lookup", &id_hex, "--wallet", &w]).await;
+    assert_eq!(settled["state"], "settled");
+    let opened = sim
+        .server
+        .shared
+        .with_engine(|e| e.account(t.address()).unwrap().state.open_positions[0].id);
+    assert_eq!(settled["position_id"], opened.to_string());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_is_the_wallets_feed_closes_newest_first_in_pages() {
+    let sim = Sim::manual().await;
+    let mut t = sim.trader(5_000).await;
+    let mut closed_ids = Vec::new();
+    for lev in [10u32, 20, 30] {
+        let (body, _) = t.open(sim.now_s(), 0, true, 100, lev);
+        assert_eq!(sim.post("/intents", &body).await.0, 200);
+        sim.advance(1_500).await;
+        let id: U256 = sim
+            .server
+            .shared
+            .with_engine(|e| e.account(t.address()).unwrap().state.open_positions[0].id);
+        let (body, _) = t.close(sim.now_s(), vec![id]);
+        assert_eq!(sim.post("/intents", &body).await.0, 200);
+        sim.advance(1_500).await;
+        closed_ids.push(id.to_string());
+    }
+    let w = t.wallet_hex();
+    // The feed's close rows of this wallet, newest first, are the expected history.
+    let (_, feed) = sim.get("/query/protocol/trades/recent").await;
+    let mut want: Vec<(u64, String, Value)> = feed["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["wallet"] == w.as_str() && e["kind"] == "close")
+        .map(|e| {
+            (
+                e["ts"].as_u64().unwrap(),
+                e["positionId"].as_str().unwrap().to_string(),
+                e["pnlUsd"].clone(),
+            )
+        })
+        .collect();
+    want.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    assert_eq!(want.len(), 3);
+    let first = json(&sim, &["history", &w, "--limit", "2"]).await;
+    assert_eq!(first["total"], 3);
+    assert_eq!(first["next_cursor"], "1");
+    let second = json(&sim, &["history", &w, "--limit", "2", "--page", "1"]).await;
+    assert!(second["next_cursor"].is_null());
+    let got: Vec<(String, Value)> = first["trades"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(second["trades"].as_array().unwrap())
+        .map(|t| {
+            (
+                t["position_id"].as_str().unwrap().to_string(),
+                t["net_pnl_usd"].clone(),
+            )
+        })
+        .collect();
+    let want: Vec<(String, Value)> = want.into_iter().map(|(_, id, pnl)| (id, pnl)).collect();
+    assert_eq!(got, want);
+    // The opens in the same feed supply the entries.
+    assert!(first["trades"][0]["entry"].is_number());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paper_mint_is_the_curve_at_the_summary_and_overview_the_raw_reads() {
+    let sim = crowded().await;
+    let (_, s) = sim.get("/query/protocol/summary").await;
+    let p = &s["paper"];
+    let n = |v: &Value| v.as_str().unwrap().parse::<u128>().unwrap();
+    let rate = mint_rate(
+        n(&p["rate"]),
+        n(&p["cliff"]),
+        n(&p["decay"]),
+        p["trackedLp"].as_str().unwrap().parse::<i128>().unwrap(),
+        n(&p["tailProgress"]),
+    );
+    let basis = 250 * WAD + WAD / 2;
+    let v = json(&sim, &["paper-mint", "--loss-basis-usd", "250.5"]).await;
+    assert_eq!(v["lossBasisRaw"], basis.to_string());
+    assert_eq!(v["paperPerUsdRaw"], rate.to_string());
+    assert_eq!(v["estimatedPaperRaw"], mint_amount(basis, rate).to_string());
+    assert_eq!(v["paperSupplyRaw"], p["supply"]);
+    assert_eq!(v["paperStakedRaw"], p["staked"]);
+    let default = json(&sim, &["paper-mint"]).await;
+    assert_eq!(
+        default["estimatedPaperRaw"],
+        mint_amount(WAD, rate).to_string()
+    );
+
+    let o = json(
+        &sim,
+        &["overview", "--recent-trades", "3", "--interval", "1m"],
+    )
+    .await;
+    assert_eq!(o["tvl_raw"], s["balances"]["tvl"]);
+    assert_eq!(o["open_positions"], s["activity"]["open"]);
+    assert_eq!(o["recent_trades"].as_array().unwrap().len(), 3);
+    let (_, trading) = sim.get("/state/trading").await;
+    for (i, m) in o["markets"].as_array().unwrap().iter().enumerate() {
+        let tuple = &trading["instruments"][i];
+        assert_eq!(m["symbol"], tuple[1]);
+        assert_eq!(m["long"]["oi_raw"], tuple[19]);
+        assert_eq!(m["short"]["oi_raw"], tuple[20]);
+    }
+    let (_, history) = sim.get("/query/protocol/history?interval=1m").await;
+    assert_eq!(o["history"]["columns"]["tvl"], history["columns"]["tvl"]);
+
+    let trades = json(
+        &sim,
+        &[
+            "trades", "--kind", "open", "--market", "ETH", "--limit", "4",
+        ],
+    )
+    .await;
+    let feed = feed_rows(&sim).await;
+    let want: Vec<&Value> = feed
+        .iter()
+        .filter(|e| e["kind"] == "open" && e["instrument"] == "ETH")
+        .take(4)
+        .collect();
+    assert_eq!(trades["count"], want.len());
+    for (got, want) in trades["events"].as_array().unwrap().iter().zip(want) {
+        assert_eq!(got["seq"], want["seq"]);
+    }
+}
+
+async fn feed_rows(sim: &Sim) -> Vec<Value> {
+    let (_, feed) = sim.get("/query/protocol/trades/recent").await;
+    feed["events"].as_array().unwrap().clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_range_arguments_exit_2_and_name_the_flag() {
+    let addr = format!("{:#x}", Address::with_last_byte(1));
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["leaderboard", "--window", "1y"], "--window"),
+        (vec!["leaderboard", "--sort-key", "pnl"], "--sort-key"),
+        (vec!["leaderboard", "--sort-dir", "up"], "--sort-dir"),
+        (vec!["leaderboard", "--page", "-1"], "--page"),
+        (vec!["top-traders", "--limit", "26"], "--limit"),
+        (vec!["top-traders", "--limit", "0"], "--limit"),
+        (vec!["trades", "--limit", "51"], "--limit"),
+        (vec!["trades", "--kind", "teleport"], "--kind"),
+        (
+            vec!["candles", "--market", "BTC", "--limit", "201"],
+            "--limit",
+        ),
+        (
+            vec!["candles", "--market", "BTC", "--interval", "2h"],
+            "--interval",
+        ),
+        (vec!["overview", "--recent-trades", "51"], "--recent-trades"),
+        (vec!["history", &addr, "--limit", "76"], "--limit"),
+        (vec!["history", &addr, "--filter", "wins"], "--filter"),
+        (vec!["history", &addr, "--wait", "601"], "--wait"),
+        (
+            vec!["paper-mint", "--loss-basis-usd", "1000000000.5"],
+            "--loss-basis-usd",
+        ),
+        (
+            vec!["paper-mint", "--loss-basis-usd", "-5"],
+            "--loss-basis-usd",
+        ),
+        (
+            vec!["paper-mint", "--loss-basis-usd", "lots"],
+            "--loss-basis-usd",
+        ),
+        (vec!["wallet", "0x12"], "ADDR"),
+        (vec!["lookup", "0x12"], "INTENT_ID"),
+        (vec!["search", "  "], "QUERY"),
+    ];
+    for (args, flag) in cases {
+        let out = run(None, &args).await;
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains(flag),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_explorer_commands_stand_beside_watch_and_sign_nothing() {
+    let sim = crowded().await;
+    let watched = sim.server.shared.with_engine(|e| e.crowd.wallets()[0]);
+    let w = format!("{watched:#x}");
+    for args in [
+        vec!["--watch", &w, "leaderboard", "--json"],
+        vec!["--watch", &w, "wallet", &w, "--json"],
+        vec!["--watch", &w, "top-traders", "--json"],
+        vec!["--watch", &w, "paper-mint", "--json"],
+    ] {
+        let out = run(Some(&sim), &args).await;
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+    let top = json(&sim, &["top-traders", "--window", "all"]).await;
+    assert_eq!(top["traders"].as_array().unwrap().len(), 3);
+    let (_, board) = sim
+        .get("/state/leaderboard/accounts?page=0&pageSize=3&sortDir=desc&sortKey=totalWindowedPnl&window=all")
+        .await;
+    for i in 0..3 {
+        assert_eq!(
+            top["traders"][i]["address"],
+            board["accounts"][i]["address"]
+        );
+        assert_eq!(
+            top["traders"][i]["windowedPnlRaw"],
+            board["accounts"][i]["totalWindowedPnl"]
+        );
+        assert_eq!(top["traders"][i]["rank"], i + 1);
+    }
+}
