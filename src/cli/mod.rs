@@ -315,10 +315,10 @@ pub(crate) struct EngineArgs {
         value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_RELAYER_DELAY_MS)
     )]
     pub relayer_delay_ms: u64,
-    /// Simulated traders besides you (0 to 1000).
+    /// Simulated traders besides you (0 to 1000); they start holding positions.
     #[arg(
         long,
-        default_value_t = 12,
+        default_value_t = 300,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
             .range(0..=crate::sim::engine::MAX_CROWD as u64)
     )]
