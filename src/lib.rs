@@ -8,6 +8,7 @@
 //! ui         panes (one file each), key translation, theme
 //! app        App state and its folds: no I/O, no clock, no terminal, no client
 //! client     HTTP, the account stream, orders -> signed intents -> sent once, nonces, audit
+//! analytics  explorer and liquidation figures: pure functions over fetched data
 //! feed       what network tasks report and how intents' fates are read from it (pure)
 //! keys       session key and owner keystore
 //! quote      pre-trade composition over the protocol math
@@ -21,6 +22,7 @@
 //! simulator, the HTTP and stream clients, `App::handle`, the UI loop over a `TestBackend`), not
 //! a facade. Everything else is `pub(crate)`, so the compiler reports what nothing uses.
 
+pub mod analytics;
 pub mod app;
 pub mod cli;
 pub mod client;

@@ -210,6 +210,21 @@ fn the_layers_run_one_way() {
                 "tokio",
                 "reqwest",
             ],
+            // Pure figures over fetched data: the commands, panes and assistant tools share
+            // them, so nothing here may reach the network, the terminal or the clock.
+            "analytics" => &[
+                "crate::client",
+                "crate::app",
+                "crate::ui",
+                "crate::tui",
+                "crate::cli",
+                "crate::sim",
+                "crate::feed",
+                "tokio",
+                "reqwest",
+                "SystemTime::now",
+                "Instant::now",
+            ],
             "feed" => &[
                 "crate::client",
                 "crate::app",
