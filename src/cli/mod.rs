@@ -4,6 +4,7 @@ mod account;
 mod args;
 mod interactive;
 mod key;
+mod liquidations;
 mod market_data;
 mod markets;
 mod output;
@@ -112,6 +113,16 @@ pub(crate) enum Command {
     Sim(SimArgs),
     /// Practice with no funds and no network: the simulator in-process and a funded throwaway wallet.
     Demo(DemoArgs),
+    /// Bust notional per price bucket around the mark, coverage, and the cascade of a % move.
+    BustMap(liquidations::BustMapArgs),
+    /// Open positions of the scanned wallets ranked by distance to their bust price.
+    ClosestToBust(liquidations::ClosestArgs),
+    /// The largest clusters of bust prices each side of the mark.
+    BustClusters(liquidations::ClustersArgs),
+    /// One wallet's positions with bust, distance and danger, and its account-level risk.
+    WalletRisk(liquidations::WalletRiskArgs),
+    /// The scan's bust prices over the whole range, regrouped onto a bucket size.
+    LiquidationMap(liquidations::LiquidationMapArgs),
 }
 
 impl Command {
@@ -131,6 +142,11 @@ impl Command {
             Command::Withdraw(_) => "withdraw",
             Command::Sim(_) => "sim",
             Command::Demo(_) => "demo",
+            Command::BustMap(_) => "bust-map",
+            Command::ClosestToBust(_) => "closest-to-bust",
+            Command::BustClusters(_) => "bust-clusters",
+            Command::WalletRisk(_) => "wallet-risk",
+            Command::LiquidationMap(_) => "liquidation-map",
         }
     }
 
@@ -571,6 +587,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Withdraw(a) => trade::withdraw(&ctx, a).await,
             Command::Sim(a) => simulator::sim(&ctx, a).await,
             Command::Demo(a) => simulator::demo(&ctx, a).await,
+            Command::BustMap(a) => liquidations::bust_map(&ctx, a).await,
+            Command::ClosestToBust(a) => liquidations::closest_to_bust(&ctx, a).await,
+            Command::BustClusters(a) => liquidations::bust_clusters(&ctx, a).await,
+            Command::WalletRisk(a) => liquidations::wallet_risk(&ctx, a).await,
+            Command::LiquidationMap(a) => liquidations::liquidation_map(&ctx, a).await,
         }
     })
 }
