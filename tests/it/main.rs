@@ -6,6 +6,7 @@ mod decoders;
 mod hostile;
 mod key_setup_ui;
 mod layers;
+mod liquidations;
 mod properties;
 mod pty;
 mod readme;
