@@ -398,10 +398,9 @@ async fn wallet_risk_clusters_and_the_regrouped_map_are_the_engines() {
             .find(|r| r["positionId"] == h.id.to_string())
             .expect("every position listed");
         assert_eq!(raw(&row["bustPriceRaw"]), u128::from(h.bust));
-        assert_eq!(
-            raw(&row["marginRaw"]) * 0 + raw(&row["notionalRaw"]),
-            h.notional
-        );
+        assert_eq!(raw(&row["notionalRaw"]), h.notional);
+        let leverage = u128::from(row["leverage"].as_u64().unwrap());
+        assert_eq!(raw(&row["marginRaw"]) * leverage, h.notional);
     }
     let total: u128 = mine.iter().map(|h| h.notional).sum();
     assert_eq!(raw(&v["totals"]["notionalRaw"]), total);
