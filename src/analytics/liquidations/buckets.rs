@@ -91,19 +91,37 @@ fn bucket_at(index: u64, bucket: u64, totals: Totals) -> Bucket {
     }
 }
 
-/// Fill in the cumulative columns from the standing positions.
+/// Fill in the cumulative columns from the standing positions: the busts of each side sorted
+/// once with running sums, then one binary search per bucket (a bucket count times the book
+/// would be quadratic over the regrouped map).
 fn with_cumulative<'a>(
     mut buckets: Vec<Bucket>,
-    positions: impl Iterator<Item = &'a AtRisk> + Clone,
+    positions: impl Iterator<Item = &'a AtRisk>,
 ) -> Vec<Bucket> {
-    for b in &mut buckets {
-        for p in positions.clone().filter(|p| !p.past_bust()) {
-            if p.is_long && p.bust >= b.low {
-                b.cumulative_long = b.cumulative_long.saturating_add(p.notional);
-            } else if !p.is_long && p.bust < b.high {
-                b.cumulative_short = b.cumulative_short.saturating_add(p.notional);
-            }
+    let (mut longs, mut shorts): (Vec<(u64, u128)>, Vec<(u64, u128)>) = (Vec::new(), Vec::new());
+    for p in positions.filter(|p| !p.past_bust()) {
+        let side = if p.is_long { &mut longs } else { &mut shorts };
+        side.push((p.bust, p.notional));
+    }
+    longs.sort_unstable();
+    shorts.sort_unstable();
+    // below[i] = Σ notional of the first i busts (ascending).
+    let running = |side: &[(u64, u128)]| -> Vec<u128> {
+        let mut out = Vec::with_capacity(side.len() + 1);
+        out.push(0u128);
+        for (_, n) in side {
+            out.push(out.last().expect("seeded").saturating_add(*n));
         }
+        out
+    };
+    let (long_sums, short_sums) = (running(&longs), running(&shorts));
+    for b in &mut buckets {
+        // Longs at or above `low`: all minus those below it.
+        let i = longs.partition_point(|(bust, _)| *bust < b.low);
+        b.cumulative_long = long_sums[longs.len()] - long_sums[i];
+        // Shorts below `high`.
+        let j = shorts.partition_point(|(bust, _)| *bust < b.high);
+        b.cumulative_short = short_sums[j];
     }
     buckets
 }
