@@ -6,7 +6,7 @@ use std::process::Output;
 use std::time::{Duration, Instant};
 
 use alloy_primitives::{Address, U256};
-use papertrade_tui::client::scan::scan;
+use papertrade_tui::client::scan::{ScanCache, scan};
 use papertrade_tui::client::{ExchangeHttp, HttpConfig};
 use papertrade_tui::sim::SimConfig;
 use serde_json::{Value, json};
@@ -570,4 +570,22 @@ async fn the_scan_waits_out_a_429_from_the_leaderboard() {
     let e = scan(&http, 44).await.unwrap_err().to_string();
     assert!(e.contains("429"), "{e}");
     assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fresh_scan_is_reused_and_a_wider_one_is_not_assumed() {
+    let sim = crowded(6).await;
+    let http = ExchangeHttp::new(
+        &sim.server.base_url(),
+        &sim.server.info_url(),
+        HttpConfig::default(),
+    );
+    let cache = ScanCache::new();
+    let first = cache.get(&http, 10).await.unwrap();
+    // Every read fails now: a request the cached scan covers is answered from it.
+    sim.control("/sim/faults", json!({"readStatus": 503})).await;
+    let again = cache.get(&http, 5).await.unwrap();
+    assert!(std::sync::Arc::ptr_eq(&first, &again));
+    // More wallets than were scanned: a new scan, which meets the failing exchange.
+    assert!(cache.get(&http, 20).await.is_err());
 }
