@@ -98,7 +98,9 @@ fn with_cumulative<'a>(
     mut buckets: Vec<Bucket>,
     positions: impl Iterator<Item = &'a AtRisk>,
 ) -> Vec<Bucket> {
-    let (mut longs, mut shorts): (Vec<(u64, u128)>, Vec<(u64, u128)>) = (Vec::new(), Vec::new());
+    // (bust, notional) of each side.
+    let mut longs: Vec<(u64, u128)> = Vec::new();
+    let mut shorts: Vec<(u64, u128)> = Vec::new();
     for p in positions.filter(|p| !p.past_bust()) {
         let side = if p.is_long { &mut longs } else { &mut shorts };
         side.push((p.bust, p.notional));
