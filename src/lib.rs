@@ -8,6 +8,7 @@
 //! ui         panes (one file each), key translation, theme
 //! app        App state and its folds: no I/O, no clock, no terminal, no client
 //! client     HTTP, the account stream, orders -> signed intents -> sent once, nonces, audit
+//! analytics  explorer and liquidation figures: pure functions over fetched data
 //! feed       what network tasks report and how intents' fates are read from it (pure)
 //! keys       session key and owner keystore
 //! analytics  the explorer's functions over reads: leaderboard, wallet, history, overview (pure)

@@ -1,7 +1,7 @@
 //! The explorer's and the analytics services' functions, as pure computations over what the
 //! client already reads (§3): the leaderboard, any wallet's balance sheet, intents, trade
-//! history, the protocol overview, recent trades and candles, search, top traders and the PAPER
-//! mint estimate. No I/O, no clock, no terminal: callers pass the data and the time, and get
+//! history, the protocol overview, recent trades and candles, search, top traders, the PAPER
+//! mint estimate and the liquidation figures (bust maps, closest to bust, clusters, wallet risk). No I/O, no clock, no terminal: callers pass the data and the time, and get
 //! typed results with a `json()` in the seed tool's field names (the CLI prints them; the
 //! assistant tools of the next issue serve the same values).
 //!
@@ -11,6 +11,7 @@
 pub mod history;
 pub mod intents;
 pub mod leaderboard;
+pub mod liquidations;
 pub mod mint;
 pub mod overview;
 pub mod positions;

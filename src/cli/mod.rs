@@ -5,6 +5,7 @@ mod args;
 mod explorer;
 mod interactive;
 mod key;
+mod liquidations;
 mod market_data;
 mod markets;
 mod output;
@@ -136,6 +137,16 @@ pub(crate) enum Command {
     TopTraders(explorer::TopTradersArgs),
     /// PAPER minted for a loss basis at the current point of the mint curve.
     PaperMint(protocol_views::PaperMintArgs),
+    /// Bust notional per price bucket around the mark, coverage, and the cascade of a % move.
+    BustMap(liquidations::BustMapArgs),
+    /// Open positions of the scanned wallets ranked by distance to their bust price.
+    ClosestToBust(liquidations::ClosestArgs),
+    /// The largest clusters of bust prices each side of the mark.
+    BustClusters(liquidations::ClustersArgs),
+    /// One wallet's positions with bust, distance and danger, and its account-level risk.
+    WalletRisk(liquidations::WalletRiskArgs),
+    /// The scan's bust prices over the whole range, regrouped onto a bucket size.
+    LiquidationMap(liquidations::LiquidationMapArgs),
 }
 
 impl Command {
@@ -166,11 +177,16 @@ impl Command {
             Command::Search(_) => "search",
             Command::TopTraders(_) => "top-traders",
             Command::PaperMint(_) => "paper-mint",
+            Command::BustMap(_) => "bust-map",
+            Command::ClosestToBust(_) => "closest-to-bust",
+            Command::BustClusters(_) => "bust-clusters",
+            Command::WalletRisk(_) => "wallet-risk",
+            Command::LiquidationMap(_) => "liquidation-map",
         }
     }
 
     /// Whether `--watch` may stand with this command: `positions` reads the watched wallet, and
-    /// the explorer's commands only ever read (they name their wallet themselves). Everything
+    /// the explorer's and the liquidation commands only ever read (they name their wallet themselves). Everything
     /// else is refused with it, so a read-only flag can never sit on a command that signs.
     fn reads_a_watched_wallet(&self) -> bool {
         matches!(
@@ -187,6 +203,11 @@ impl Command {
                 | Command::Search(_)
                 | Command::TopTraders(_)
                 | Command::PaperMint(_)
+                | Command::BustMap(_)
+                | Command::ClosestToBust(_)
+                | Command::BustClusters(_)
+                | Command::WalletRisk(_)
+                | Command::LiquidationMap(_)
         )
     }
 }
@@ -365,10 +386,10 @@ pub(crate) struct EngineArgs {
         value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_RELAYER_DELAY_MS)
     )]
     pub relayer_delay_ms: u64,
-    /// Simulated traders besides you (0 to 1000).
+    /// Simulated traders besides you (0 to 1000); they start holding positions.
     #[arg(
         long,
-        default_value_t = 12,
+        default_value_t = 300,
         value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
             .range(0..=crate::sim::engine::MAX_CROWD as u64)
     )]
@@ -577,7 +598,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 "watch",
                 format!(
                     "is read-only and applies to the terminal UI, `positions` and the \
-                     explorer's read-only commands only; `{}` cannot be combined with it, \
+                     explorer's and liquidation read-only commands only; `{}` cannot be combined with it, \
                      nothing was done",
                     command.name()
                 ),
@@ -633,6 +654,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Search(a) => explorer::search(&ctx, a).await,
             Command::TopTraders(a) => explorer::top_traders(&ctx, a).await,
             Command::PaperMint(a) => protocol_views::paper_mint(&ctx, a).await,
+            Command::BustMap(a) => liquidations::bust_map(&ctx, a).await,
+            Command::ClosestToBust(a) => liquidations::closest_to_bust(&ctx, a).await,
+            Command::BustClusters(a) => liquidations::bust_clusters(&ctx, a).await,
+            Command::WalletRisk(a) => liquidations::wallet_risk(&ctx, a).await,
+            Command::LiquidationMap(a) => liquidations::liquidation_map(&ctx, a).await,
         }
     })
 }

@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod limits;
 pub mod market;
 pub(crate) mod orders;
+pub mod scan;
 pub(crate) mod session_key;
 pub mod sse;
 pub mod stream;

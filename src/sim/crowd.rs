@@ -9,10 +9,19 @@ use crate::protocol::units::WAD;
 use super::engine::Engine;
 use super::intake;
 use super::rng::Rng;
+use super::settle::SeededOpen;
 
 /// How often, on average, each simulated trader acts.
 const MEAN_ACTION_INTERVAL_MS: f64 = 20_000.0;
 const LEVERAGES: [u32; 9] = [2, 5, 10, 25, 50, 100, 250, 500, 1000];
+/// At most this many positions each trader already holds when the simulator starts, so bust
+/// maps, open interest and the leaderboard have shape from the first second.
+const MAX_OPENING_POSITIONS: u64 = 3;
+/// How far from today's mark an opening position's entry may lie (basis points), as if opened
+/// while the price was elsewhere; narrower for high leverage, whose bust is closer to entry.
+const OPENING_SPREAD_BPS: u64 = 300;
+/// How long before the start an opening position may have been opened.
+const OPENING_AGE_MS: u64 = 6 * 3600 * 1000;
 /// Leaderboard names, some deliberately hostile: clients must sanitise untrusted text.
 const NAMES: [&str; 12] = [
     "satoshi_fan",
@@ -59,6 +68,7 @@ impl Crowd {
                 });
                 engine.set_name(wallet.address(), NAMES[i % NAMES.len()]);
                 let nonce = own.range(1, 0xff_ffff) * 256;
+                opening_book(engine, wallet.address(), &mut own);
                 Some(Trader {
                     wallet,
                     session,
@@ -72,6 +82,56 @@ impl Crowd {
 
     pub fn wallets(&self) -> Vec<alloy_primitives::Address> {
         self.traders.iter().map(|t| t.wallet.address()).collect()
+    }
+}
+
+/// The positions a trader already holds at the start: up to [`MAX_OPENING_POSITIONS`], each in a
+/// random listed market (one side per market, as the exchange requires), leverage and size, with
+/// an entry spread around the mark. Those the open checks refuse, or whose bust the mark has
+/// already passed, are skipped (see `Engine::seed_position`).
+fn opening_book(engine: &mut Engine, wallet: alloy_primitives::Address, rng: &mut Rng) {
+    let markets: Vec<u32> = engine
+        .trading
+        .instruments
+        .iter()
+        .filter(|m| m.openable())
+        .map(|m| m.id)
+        .collect();
+    if markets.is_empty() {
+        return;
+    }
+    let mut sides: Vec<(u32, bool)> = Vec::new();
+    for _ in 0..rng.range(0, MAX_OPENING_POSITIONS) {
+        let instrument_id = markets[rng.range(0, markets.len() as u64 - 1) as usize];
+        let is_long = match sides.iter().find(|(m, _)| *m == instrument_id) {
+            Some((_, side)) => *side,
+            None => rng.chance(0.5),
+        };
+        let leverage = LEVERAGES[rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
+        let min_margin = (engine.trading.minimum_open_notional / u128::from(leverage))
+            .max(engine.trading.minimum_trade_size);
+        let margin = (min_margin / WAD + 1 + rng.range(0, 400) as u128) * WAD;
+        let Some(mark) = engine.mark(instrument_id) else {
+            continue;
+        };
+        // ±spread, tighter as leverage grows: at 1000x a bust lies 0.1% from entry.
+        let spread = OPENING_SPREAD_BPS.min(8_000 / u64::from(leverage)).max(1);
+        let offset = rng.range(0, 2 * spread) as i128 - spread as i128;
+        let entry = (i128::from(mark) * (10_000 + offset) / 10_000) as u64;
+        let opened_at_ms = engine
+            .now_ms()
+            .saturating_sub(rng.range(60_000, OPENING_AGE_MS));
+        let open = SeededOpen {
+            instrument_id,
+            is_long,
+            margin,
+            leverage,
+            entry,
+            opened_at_ms,
+        };
+        if engine.seed_position(wallet, open) {
+            sides.push((instrument_id, is_long));
+        }
     }
 }
 

@@ -16,6 +16,19 @@ use super::engine::{AccountTx, Engine, Queued, QueuedAction};
 
 const ACC_SCALE: u128 = 1_000_000_000_000_000_000_000_000_000; // 1e27
 
+/// An open the account made before the simulator started (see [`Engine::seed_position`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct SeededOpen {
+    pub instrument_id: u32,
+    pub is_long: bool,
+    /// wad
+    pub margin: u128,
+    pub leverage: u32,
+    /// raw
+    pub entry: u64,
+    pub opened_at_ms: u64,
+}
+
 /// Give back what an accepted intent reserved.
 pub fn release(tx: &mut AccountTx, action: &QueuedAction) {
     match action {
@@ -211,6 +224,62 @@ impl Engine {
             exit: None,
             pnl_usd: None,
         });
+    }
+
+    /// A position the account held before the simulator started (the crowd's opening book),
+    /// booked as a settled open at `entry`: margin from the balance, open interest, the trader's
+    /// volume at `opened_at_ms`. No intent and no trade-feed row: it predates the feed. Nothing
+    /// is booked (false) when the open checks would refuse it now or the mark has already
+    /// reached its bust, so the book starts as the engine could have left it.
+    pub(crate) fn seed_position(&mut self, wallet: Address, open: SeededOpen) -> bool {
+        let (Some(index), Some(mark)) = (
+            self.market_index(open.instrument_id),
+            self.mark(open.instrument_id),
+        ) else {
+            return false;
+        };
+        let market = &self.trading.instruments[index];
+        let account = self.account(wallet);
+        let check = check_open(&OpenCheck {
+            state: &self.trading,
+            market,
+            is_long: open.is_long,
+            margin: open.margin,
+            leverage: open.leverage,
+            use_debt: false,
+            mark: Some(mark),
+            funds: account.map(|a| OpenFunds::of(&a.state)),
+            positions: account.map(|a| &a.state.open_positions[..]),
+        });
+        let bust = bust_price(open.entry, open.leverage, open.is_long, market.bust_buffer);
+        if check.is_err() || is_liquidated(mark, bust, open.is_long) {
+            return false;
+        }
+        let id = U256::from(self.next_position_id);
+        self.next_position_id += 1;
+        let position = Position {
+            id,
+            instrument_id: open.instrument_id,
+            is_long: open.is_long,
+            use_debt: false,
+            entry_price: open.entry,
+            margin: open.margin,
+            leverage: open.leverage,
+            bust_price: bust,
+            opened_at_ms: open.opened_at_ms,
+            intent_id: None,
+        };
+        let notional = position.notional();
+        self.commit(wallet, |tx| {
+            tx.state.balance -= open.margin;
+            tx.state.lifetime.traded_notional += notional;
+            tx.add_position(position.clone());
+        });
+        self.move_oi(index, &position, true);
+        self.account_mut(wallet)
+            .volume
+            .push((open.opened_at_ms, notional));
+        true
     }
 
     /// Open interest in base-asset quantity (18 dp): `notional × priceScale / entry`.

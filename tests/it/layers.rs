@@ -210,7 +210,8 @@ fn the_layers_run_one_way() {
                 "tokio",
                 "reqwest",
             ],
-            // The explorer's functions: pure like the protocol, under the client and the app.
+            // Pure figures over fetched data: the commands, panes and assistant tools share
+            // them, so nothing here may reach the network, the terminal or the clock.
             "analytics" => &[
                 "crate::client",
                 "crate::app",

@@ -7,6 +7,7 @@ mod explorer;
 mod hostile;
 mod key_setup_ui;
 mod layers;
+mod liquidations;
 mod properties;
 mod pty;
 mod readme;

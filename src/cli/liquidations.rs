@@ -1,0 +1,554 @@
+//! `bust-map`, `closest-to-bust`, `bust-clusters`, `wallet-risk` and `liquidation-map`: the
+//! liquidations service's tools (`../shared/seeds/004_…`) and the risk previews (`003_…`) over
+//! a scan of the wallets with the most open notional. Thin: parse, scan, call
+//! `analytics::liquidations`, print. Every figure is reported beside its coverage.
+
+use std::collections::BTreeMap;
+
+use clap::Args;
+use serde_json::{Value, json};
+
+use crate::analytics::liquidations::{
+    self as liq, AtRisk, Book, ClosestQuery, Coverage, DEFAULT_BUCKETS, DEFAULT_CLOSEST,
+    DEFAULT_CLUSTERS, DEFAULT_WALLETS, MAX_BUCKETS, MAX_CASCADE_PERCENT, MAX_CLOSEST, MAX_CLUSTERS,
+    MAX_WALLETS, json as out_json,
+};
+use crate::client::scan::{SNAPSHOT_TIMEOUT, Scan, scan, snapshot};
+use crate::protocol::trading::Instrument;
+use crate::protocol::units::{DecimalError, parse_scaled, signed};
+use crate::quote::{fraction_json, percent_text};
+use crate::text::sanitize_line;
+
+use super::Context;
+use super::args;
+use super::market_data::MarketData;
+use super::output::{Align, CliError, Table, price, print_json, usd};
+
+fn ranged(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ScanArgs {
+    /// Wallets to scan, most open notional first (1 to 44).
+    #[arg(long, default_value_t = DEFAULT_WALLETS, value_parser = ranged(1, MAX_WALLETS as u64))]
+    pub wallets: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct BustMapArgs {
+    /// Market symbol or id (BTC, ETH).
+    #[arg(long)]
+    pub market: String,
+    /// Bucket size in USD (default: about 0.25% of the mark, rounded to 1, 2 or 5 × 10^k).
+    #[arg(long = "bucket-usd", allow_hyphen_values = true)]
+    pub bucket_usd: Option<String>,
+    /// Also what a move of this many percent either way would bust (0 to 25).
+    #[arg(long = "cascade-percent", allow_hyphen_values = true)]
+    pub cascade_percent: Option<String>,
+    /// Buckets in the window around the mark (1 to 200).
+    #[arg(long = "max-buckets", default_value_t = DEFAULT_BUCKETS, value_parser = ranged(1, MAX_BUCKETS as u64))]
+    pub max_buckets: usize,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ClosestArgs {
+    /// BTC, ETH (or any listed market) or all.
+    #[arg(long, default_value = "all")]
+    pub market: String,
+    /// long, short or both.
+    #[arg(long, default_value = "both")]
+    pub side: String,
+    /// Only positions at most this many percent from their bust.
+    #[arg(long = "max-distance-percent", allow_hyphen_values = true)]
+    pub max_distance_percent: Option<String>,
+    /// How many to list (1 to 50).
+    #[arg(long, default_value_t = DEFAULT_CLOSEST, value_parser = ranged(1, MAX_CLOSEST as u64))]
+    pub limit: usize,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ClustersArgs {
+    /// Market symbol or id (BTC, ETH).
+    #[arg(long)]
+    pub market: String,
+    /// Clusters per side (1 to 10).
+    #[arg(long, default_value_t = DEFAULT_CLUSTERS, value_parser = ranged(1, MAX_CLUSTERS as u64))]
+    pub clusters: usize,
+    /// Cluster width in USD (default as for bust-map).
+    #[arg(long = "bucket-usd", allow_hyphen_values = true)]
+    pub bucket_usd: Option<String>,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WalletRiskArgs {
+    /// The wallet (0x followed by 40 hex digits).
+    #[arg(value_name = "ADDR")]
+    pub wallet: String,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LiquidationMapArgs {
+    /// Market symbol or id (BTC, ETH).
+    #[arg(long)]
+    pub market: String,
+    /// Bucket size in USD (default as for bust-map).
+    #[arg(long = "bucket-usd", allow_hyphen_values = true)]
+    pub bucket_usd: Option<String>,
+    #[command(flatten)]
+    pub scan: ScanArgs,
+}
+
+/// Where a protocol-wide map would come from, and why it does not here.
+const NO_PROTOCOL_MAP: &str = "not available from this exchange: no protocol-wide liquidation map \
+     endpoint is known (protocol.md §3, §10); this map is derived from the scan";
+
+/// A percentage with at most `decimals` places, 0 to `max`, as an integer at 10^decimals.
+fn percent(field: &str, text: &str, decimals: u32, max: u32) -> Result<u128, CliError> {
+    let bad = |why: String| CliError::input(field, why);
+    if text.trim_start().starts_with('-') {
+        return Err(bad(format!("must be 0 to {max}, got {text:?}")));
+    }
+    let value = parse_scaled(text, decimals).map_err(|e| match e {
+        DecimalError::TooPrecise(_) => bad(format!(
+            "has more than {decimals} decimal places, got {text:?}"
+        )),
+        _ => bad(format!(
+            "must be a percentage from 0 to {max}, got {text:?}"
+        )),
+    })?;
+    if value > u128::from(max) * 10u128.pow(decimals) {
+        return Err(bad(format!("must be 0 to {max}, got {text:?}")));
+    }
+    Ok(value)
+}
+
+/// The bucket in raw price units: the given USD size (at most the market's price decimals), or
+/// the default for the mark.
+fn bucket(text: Option<&str>, market: &Instrument, mark: u64) -> Result<u64, CliError> {
+    match text {
+        Some(t) => args::price("bucket-usd", t, market),
+        None => Ok(liq::default_bucket(mark)),
+    }
+}
+
+/// The market data and the scan, with the market named (checked against the live list).
+struct Gathered {
+    data: MarketData,
+    scan: Scan,
+    wallets: usize,
+    book: Book,
+    marks: BTreeMap<u32, u64>,
+}
+
+async fn gather(ctx: &Context, market: Option<&str>, wallets: usize) -> Result<Gathered, CliError> {
+    let data = MarketData::live(&ctx.http, market).await?;
+    if let Some(m) = market {
+        args::market(&data.state, m)?;
+    }
+    let scan = scan(&ctx.http, wallets).await?;
+    let marks = data.known_marks();
+    let book = liq::book(&scan.accounts(wallets), &data.state, &marks);
+    Ok(Gathered {
+        data,
+        scan,
+        wallets,
+        book,
+        marks,
+    })
+}
+
+impl Gathered {
+    fn market(&self, name: &str) -> Result<(&Instrument, u64), CliError> {
+        let m = args::market(&self.data.state, name)?;
+        let mark = self.data.mark(m).map_err(|e| {
+            CliError::Network(format!(
+                "no live mark for {}: {e}",
+                sanitize_line(&m.symbol, 24)
+            ))
+        })?;
+        Ok((m, mark))
+    }
+
+    fn positions(&self, instrument_id: u32) -> Vec<&AtRisk> {
+        self.book.in_market(Some(instrument_id)).collect()
+    }
+
+    fn coverage(&self, instrument_id: Option<u32>) -> Coverage {
+        liq::coverage(&self.book, &self.data.state, &self.marks, instrument_id)
+    }
+
+    /// What was scanned, for JSON.
+    fn scan_json(&self) -> Value {
+        let failed: Vec<Value> = self
+            .scan
+            .failures(self.wallets)
+            .into_iter()
+            .map(|(w, why)| json!({"wallet": format!("{w:#x}"), "reason": why}))
+            .collect();
+        json!({
+            "rankedBy": "currentOpenNotional",
+            "walletsRequested": self.wallets,
+            "walletsListed": self.scan.wallets.len().min(self.wallets),
+            "walletsScanned": self.scan.accounts(self.wallets).len(),
+            "walletsFailed": failed,
+            "leaderboardAccounts": self.scan.leaderboard_accounts,
+            "positionsValued": self.book.positions.len(),
+            "positionsUnvalued": self.book.unvalued,
+            "tookMs": self.scan.took.as_millis() as u64,
+        })
+    }
+
+    /// What was scanned, for a person: one line, then any failures.
+    fn scan_lines(&self, cov: &Coverage) -> String {
+        let mut text = format!(
+            "scanned {} of the top {} wallets by open notional ({} positions); coverage {} of {} open interest",
+            self.scan.accounts(self.wallets).len(),
+            self.scan.wallets.len().min(self.wallets),
+            self.book.positions.len(),
+            coverage_text(cov),
+            usd(signed(cov.total_usd)),
+        );
+        for (w, why) in self.scan.failures(self.wallets) {
+            text.push_str(&format!(
+                "\n  not read: {w:#x}: {}",
+                sanitize_line(why, 160)
+            ));
+        }
+        text
+    }
+}
+
+fn coverage_text(c: &Coverage) -> String {
+    format!("{}%", percent_text(signed(c.scanned_usd), c.total_usd, 1))
+}
+
+fn with_scan(mut value: Value, g: &Gathered) -> Value {
+    value["scan"] = g.scan_json();
+    value["parameters"] = g.data.parameters_json();
+    value
+}
+
+pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
+    let cascade = a
+        .cascade_percent
+        .as_deref()
+        .map(|t| percent("cascade-percent", t, 2, MAX_CASCADE_PERCENT))
+        .transpose()?
+        .map(|p| p as u32);
+    let g = gather(ctx, Some(&a.market), a.scan.wallets).await?;
+    let (m, mark) = g.market(&a.market)?;
+    let bucket = bucket(a.bucket_usd.as_deref(), m, mark)?;
+    let positions = g.positions(m.id);
+    let map = liq::bust_map(
+        &positions,
+        mark,
+        m.price_scale,
+        bucket,
+        a.max_buckets,
+        cascade,
+    );
+    let cov = g.coverage(Some(m.id));
+    if ctx.json {
+        print_json(&with_scan(out_json::bust_map(&m.symbol, &map, &cov), &g));
+        return Ok(());
+    }
+    let scale = m.price_scale;
+    println!(
+        "{} bust map · mark {} · bucket ${}",
+        sanitize_line(&m.symbol, 24),
+        price(mark, scale),
+        price(bucket, scale)
+    );
+    println!("{}", g.scan_lines(&cov));
+    let mut table = Table::new(&[
+        ("BUST PRICE", Align::Left),
+        ("LONG", Align::Right),
+        ("SHORT", Align::Right),
+        ("POS", Align::Right),
+        ("CUM LONG", Align::Right),
+        ("CUM SHORT", Align::Right),
+    ]);
+    let cell = |w: u128| {
+        if w == 0 {
+            "·".to_string()
+        } else {
+            usd(signed(w))
+        }
+    };
+    // Highest price on top, as a ladder reads; the mark's bucket is flagged.
+    for b in map.buckets.iter().rev() {
+        let here = (b.low..b.high).contains(&mark);
+        table.row(vec![
+            format!(
+                "{}–{}{}",
+                price(b.low, scale),
+                price(b.high, scale),
+                if here { " ◀ mark" } else { "" }
+            ),
+            cell(b.totals.long_notional),
+            cell(b.totals.short_notional),
+            b.totals.positions().to_string(),
+            cell(b.cumulative_long),
+            cell(b.cumulative_short),
+        ]);
+    }
+    println!("{}", table.render());
+    println!(
+        "outside the window: {} long, {} short ({} positions); past bust: {} positions",
+        usd(signed(map.outside.long_notional)),
+        usd(signed(map.outside.short_notional)),
+        map.outside.positions(),
+        map.past_bust.positions(),
+    );
+    if let Some(c) = &map.cascade {
+        println!(
+            "cascade ±{}%: a fall to {} busts {} of longs, a rise to {} busts {} of shorts ({} positions)",
+            percent_text(i128::from(c.percent_e2), 10_000, 2),
+            price(c.down_price, scale),
+            usd(signed(c.totals.long_notional)),
+            price(c.up_price, scale),
+            usd(signed(c.totals.short_notional)),
+            c.totals.positions(),
+        );
+    }
+    Ok(())
+}
+
+pub async fn closest_to_bust(ctx: &Context, a: ClosestArgs) -> Result<(), CliError> {
+    let is_long = match a.side.trim().to_ascii_lowercase().as_str() {
+        "both" => None,
+        _ => Some(args::side(&a.side).map_err(|_| {
+            CliError::input(
+                "side",
+                format!("must be long, short or both, got {:?}", a.side),
+            )
+        })?),
+    };
+    let max_distance_e5 = a
+        .max_distance_percent
+        .as_deref()
+        .map(|t| percent("max-distance-percent", t, 5, 1_000))
+        .transpose()?;
+    let all = a.market.trim().eq_ignore_ascii_case("all");
+    let g = gather(ctx, (!all).then_some(a.market.as_str()), a.scan.wallets).await?;
+    let instrument_id = if all {
+        None
+    } else {
+        Some(args::market(&g.data.state, &a.market)?.id)
+    };
+    let q = ClosestQuery {
+        instrument_id,
+        is_long,
+        max_distance_e5,
+        limit: a.limit,
+    };
+    let ranked = liq::closest(&g.book, &q);
+    let cov = g.coverage(instrument_id);
+    if ctx.json {
+        let value = json!({
+            "market": instrument_id.map_or("all".to_string(), |id| g.data.state.market_by_id(id).map(|m| m.symbol.clone()).unwrap_or_default()),
+            "side": is_long.map_or("both", args::side_label),
+            "positions": out_json::closest(&ranked),
+            "coverage": out_json::coverage(&cov),
+        });
+        print_json(&with_scan(value, &g));
+        return Ok(());
+    }
+    println!("{}", g.scan_lines(&cov));
+    print_positions(&ranked, true);
+    Ok(())
+}
+
+fn print_positions(ranked: &[&AtRisk], with_wallet: bool) {
+    let mut columns = vec![("#", Align::Right)];
+    if with_wallet {
+        columns.push(("WALLET", Align::Left));
+    }
+    columns.extend([
+        ("MARKET", Align::Left),
+        ("SIDE", Align::Left),
+        ("LEV", Align::Right),
+        ("NOTIONAL", Align::Right),
+        ("MARK", Align::Right),
+        ("BUST", Align::Right),
+        ("TO BUST", Align::Right),
+        ("DANGER", Align::Left),
+    ]);
+    let mut table = Table::new(&columns);
+    for (i, p) in ranked.iter().enumerate() {
+        let mut row = vec![(i + 1).to_string()];
+        if with_wallet {
+            let w = format!("{:#x}", p.wallet);
+            row.push(format!("{}…{}", &w[..6], &w[w.len() - 4..]));
+        }
+        row.extend([
+            sanitize_line(&p.symbol, 12),
+            args::side_label(p.is_long).to_string(),
+            format!("{}x", p.leverage),
+            usd(signed(p.notional)),
+            price(p.mark, p.price_scale),
+            price(p.bust, p.price_scale),
+            format!("{}%", percent_text(p.room(), u128::from(p.mark), 3)),
+            p.danger().label().to_string(),
+        ]);
+        table.row(row);
+    }
+    if ranked.is_empty() {
+        println!("no open positions match");
+    } else {
+        println!("{}", table.render());
+    }
+}
+
+pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliError> {
+    let g = gather(ctx, Some(&a.market), a.scan.wallets).await?;
+    let (m, mark) = g.market(&a.market)?;
+    let bucket = bucket(a.bucket_usd.as_deref(), m, mark)?;
+    let summary = liq::clusters(&g.positions(m.id), mark, m.price_scale, bucket, a.clusters);
+    let cov = g.coverage(Some(m.id));
+    if ctx.json {
+        print_json(&with_scan(
+            out_json::clusters(&m.symbol, &summary, &cov),
+            &g,
+        ));
+        return Ok(());
+    }
+    let scale = m.price_scale;
+    println!(
+        "{} bust clusters · mark {} · width ${}",
+        sanitize_line(&m.symbol, 24),
+        price(mark, scale),
+        price(bucket, scale)
+    );
+    println!("{}", g.scan_lines(&cov));
+    for (label, list, long) in [
+        ("longs below the mark", &summary.longs, true),
+        ("shorts above the mark", &summary.shorts, false),
+    ] {
+        println!("\n{label}:");
+        let mut table = Table::new(&[
+            ("#", Align::Right),
+            ("BUST PRICE", Align::Left),
+            ("NOTIONAL", Align::Right),
+            ("POS", Align::Right),
+            ("FROM MARK", Align::Right),
+        ]);
+        for (i, k) in list.iter().enumerate() {
+            let distance = if long {
+                i128::from(mark) - i128::from(k.weighted_bust)
+            } else {
+                i128::from(k.weighted_bust) - i128::from(mark)
+            };
+            table.row(vec![
+                (i + 1).to_string(),
+                format!("{}–{}", price(k.low, scale), price(k.high, scale)),
+                usd(signed(k.notional)),
+                k.positions.to_string(),
+                format!("{}%", percent_text(distance, u128::from(mark), 2)),
+            ]);
+        }
+        if list.is_empty() {
+            println!("  none");
+        } else {
+            println!("{}", table.render());
+        }
+    }
+    Ok(())
+}
+
+pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliError> {
+    let wallet = args::address("<ADDR>", &a.wallet)?;
+    let data = MarketData::live(&ctx.http, None).await?;
+    let account = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshot(&ctx.http, wallet))
+        .await
+        .unwrap_or_else(|_| Err("no snapshot in time".into()))
+        .map_err(|e| CliError::Network(format!("account stream of {wallet:#x}: {e}")))?;
+    let risk = liq::wallet_risk(&account, &data.state, &data.known_marks());
+    if ctx.json {
+        let mut value = out_json::wallet_risk(&risk);
+        value["parameters"] = data.parameters_json();
+        print_json(&value);
+        return Ok(());
+    }
+    println!(
+        "{wallet:#x} · risk {} · equity {} · notional {} · effective leverage {}",
+        risk.worst().map_or("none", |d| d.label()),
+        usd(risk.equity),
+        usd(signed(risk.notional)),
+        if risk.equity > 0 {
+            format!(
+                "{}x",
+                fraction_json(signed(risk.notional), risk.equity.unsigned_abs(), 2)
+            )
+        } else {
+            "—".into()
+        },
+    );
+    println!(
+        "balance {} · available {} · queued {} · margin in positions {} · close at mark {}",
+        usd(signed(risk.balance)),
+        usd(signed(risk.available)),
+        usd(signed(risk.queued)),
+        usd(signed(risk.locked)),
+        super::output::usd_signed(risk.close_net_pnl),
+    );
+    let ranked: Vec<&AtRisk> = risk.positions.iter().map(|p| &p.at).collect();
+    print_positions(&ranked, false);
+    if risk.unvalued > 0 {
+        println!(
+            "{} position(s) not valued (market unlisted or no mark)",
+            risk.unvalued
+        );
+    }
+    Ok(())
+}
+
+pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(), CliError> {
+    let g = gather(ctx, Some(&a.market), a.scan.wallets).await?;
+    let (m, mark) = g.market(&a.market)?;
+    let bucket = bucket(a.bucket_usd.as_deref(), m, mark)?;
+    let map = liq::liquidation_map(&g.positions(m.id), mark, m.price_scale, bucket);
+    let cov = g.coverage(Some(m.id));
+    if ctx.json {
+        let mut value = out_json::liquidation_map(&m.symbol, &map, &cov);
+        value["protocolMap"] = json!({"available": false, "reason": NO_PROTOCOL_MAP});
+        print_json(&with_scan(value, &g));
+        return Ok(());
+    }
+    let scale = m.price_scale;
+    println!(
+        "{} liquidation map · mark {} · bucket ${}",
+        sanitize_line(&m.symbol, 24),
+        price(mark, scale),
+        price(bucket, scale)
+    );
+    println!("protocol-wide map: {NO_PROTOCOL_MAP}");
+    println!("{}", g.scan_lines(&cov));
+    let mut table = Table::new(&[
+        ("BUST PRICE", Align::Left),
+        ("LONG", Align::Right),
+        ("SHORT", Align::Right),
+        ("POS", Align::Right),
+    ]);
+    for b in map.buckets.iter().rev() {
+        table.row(vec![
+            format!("{}–{}", price(b.low, scale), price(b.high, scale)),
+            usd(signed(b.totals.long_notional)),
+            usd(signed(b.totals.short_notional)),
+            b.totals.positions().to_string(),
+        ]);
+    }
+    if map.buckets.is_empty() {
+        println!("no standing positions in the scan");
+    } else {
+        println!("{}", table.render());
+    }
+    Ok(())
+}
