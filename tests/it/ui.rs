@@ -1100,8 +1100,8 @@ fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
 }
 
 /// A burst of messages is not lost to the last one: the footer says how many more there are,
-/// `e` opens the log with every message and its time, messages expire (time alone redraws only
-/// then), a note stays until Esc, and "resyncing" is followed by "back".
+/// `e` opens the log with every message and its time, messages expire (a redraw when each
+/// does), a note stays until Esc, and "resyncing" is followed by "back".
 #[test]
 fn messages_expire_and_the_log_keeps_them_all() {
     use papertrade_tui::app::Message;
@@ -1144,9 +1144,12 @@ fn messages_expire_and_the_log_keeps_them_all() {
         s.contains("ticket prefilled") && !s.contains("refused (nonce_used)"),
         "{s}"
     );
-    app.dirty = false;
-    app.handle(Message::Tick(now() + Duration::from_secs(31)));
-    assert!(!app.dirty, "time alone changes nothing else");
+    // Every message has expired, the note included (it stays until Esc, however old): the
+    // footer changes no more with time (the fixture's data, now stale, still counts its age).
+    assert_eq!(
+        app.toasts.next_change(now() + Duration::from_secs(30)),
+        None
+    );
     press(&mut app, KeyCode::Esc);
     assert!(!screen(&app, 120, 40).contains("ticket prefilled"));
     // The stream's loss and its return.
@@ -1204,4 +1207,138 @@ fn the_chart_keeps_the_accounts_lines_and_a_time_axis() {
         times.contains("15:46") && times.contains("01:31") && times.contains("UTC"),
         "{s}"
     );
+}
+
+/// A poll or a heartbeat bringing what the app already has draws nothing: the screen would be
+/// the same. A change is drawn, and so is a failure (once), a recovery, and a success that ends
+/// a stale label.
+#[test]
+fn the_same_data_again_draws_nothing() {
+    let mut app = fixture(Mode::Watch);
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    let Frame::Snapshot(snapshot) = Frame::decode(SNAPSHOT).unwrap() else {
+        panic!()
+    };
+    let at = now() + Duration::from_secs(5);
+    let again = [
+        (
+            "trading state",
+            Message::Market(MarketEvent::Trading(Box::new(state.clone()), at)),
+        ),
+        (
+            "mark",
+            Message::Market(MarketEvent::Mark {
+                instrument_id: 0,
+                raw: 830_105,
+                at,
+            }),
+        ),
+        (
+            "day open",
+            Message::Market(MarketEvent::DayOpen {
+                instrument_id: 0,
+                raw: 821_000,
+                at,
+            }),
+        ),
+        (
+            "account snapshot",
+            Message::Stream(StreamEvent::Synced(snapshot), at),
+        ),
+        ("heartbeat", Message::Stream(StreamEvent::Alive, at)),
+    ];
+    app.dirty = false;
+    for (what, message) in again {
+        app.handle(message);
+        assert!(!app.dirty, "the same {what} again is not a change to draw");
+    }
+    app.handle(Message::Market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_106,
+        at,
+    }));
+    assert!(app.dirty, "a new mark is drawn");
+    // A failure is drawn once, the same failure again is not, the recovery is.
+    let failed = || {
+        Message::Market(MarketEvent::Failed {
+            source: Source::Trading,
+            error: "HTTP 503".into(),
+            at,
+        })
+    };
+    app.dirty = false;
+    app.handle(failed());
+    assert!(app.dirty, "a failure is drawn");
+    app.dirty = false;
+    app.handle(failed());
+    assert!(!app.dirty, "the same failure again is not");
+    app.handle(Message::Market(MarketEvent::Trading(Box::new(state), at)));
+    assert!(app.dirty, "the recovery is drawn");
+    // An account shown as stale is drawn fresh again by a heartbeat, at the same clock.
+    app.freshness
+        .record_ok(Source::Account, at - Duration::from_secs(45));
+    assert!(screen(&app, 120, 40).contains("STALE 45s"));
+    app.dirty = false;
+    app.handle(Message::Stream(StreamEvent::Alive, at));
+    assert!(app.dirty, "the stale label goes");
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+}
+
+/// Time alone redraws only where the screen changes: a message leaving the footer, an age
+/// crossing its stale limit and each second it counts after, whether a tick or any other
+/// message moves the clock past it. In between the app asks to be woken for nothing but what
+/// it needs (the chart's candles).
+#[test]
+fn time_alone_redraws_only_where_the_screen_changes() {
+    let mut app = fixture(Mode::Watch);
+    let at = |s: u64| now() + Duration::from_secs(s);
+    app.dirty = false;
+    // The footer's message leaves 8 s after it was made.
+    assert_eq!(app.next_wake(), Some(at(8)));
+    app.handle(Message::Tick(at(7)));
+    assert!(!app.dirty, "nothing shown changes before");
+    app.handle(Message::Tick(at(8)));
+    assert!(app.dirty, "the message left the footer");
+    app.dirty = false;
+    // The chart's candles are due 20 s after they were asked for (2 s before `now`): a fetch,
+    // not a frame.
+    assert_eq!(app.next_wake(), Some(at(18)));
+    let effects = app.handle(Message::Tick(at(18)));
+    assert!(
+        matches!(effects.as_slice(), [Effect::FetchCandles { .. }]),
+        "{effects:?}"
+    );
+    assert!(!app.dirty);
+    // The markets polled 2 s before `now` are shown stale once older than 30 s.
+    let stale = at(28) + Duration::from_nanos(1);
+    assert_eq!(app.next_wake(), Some(stale));
+    app.handle(Message::Tick(at(28)));
+    assert!(!app.dirty, "30 s old is not yet stale");
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+    // The heartbeat that moves the clock past the limit is not a change itself; the crossing is.
+    app.handle(Message::Stream(StreamEvent::Alive, stale));
+    assert!(app.dirty, "the crossing is drawn");
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("mark STALE: 30s old"), "{s}");
+    app.dirty = false;
+    // Once shown, the age counts: each second is a change.
+    assert_eq!(app.next_wake(), Some(at(29)));
+    app.handle(Message::Tick(at(29)));
+    assert!(app.dirty, "31 s");
+    assert!(screen(&app, 120, 40).contains("mark STALE: 31s old"));
+    // Fresh data again: the label goes, and the next wake is the candles', not a second.
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    app.handle(Message::Market(MarketEvent::Trading(
+        Box::new(state),
+        at(29),
+    )));
+    for (instrument_id, raw) in [(0, 830_105), (1, 250_001)] {
+        app.handle(Message::Market(MarketEvent::Mark {
+            instrument_id,
+            raw,
+            at: at(29),
+        }));
+    }
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+    assert_eq!(app.next_wake(), Some(at(38)));
 }
