@@ -13,9 +13,10 @@
 //! second.
 //!
 //! `cargo bench --bench idle_cost` measures (release; 60 s windows after a 15 s settle;
-//! `IDLE_COST_WINDOW_S` and `IDLE_COST_SETTLE_S` override). `cargo test --bench idle_cost`, as CI
-//! runs it, goes through the same steps with 2 s windows on the debug build, so it keeps
-//! working; its figures mean nothing. Linux only (`/proc`).
+//! `IDLE_COST_WINDOW_S` and `IDLE_COST_SETTLE_S` override, and `IDLE_COST_BIN` runs another
+//! build of the binary, e.g. an older commit's, against the same simulator). `cargo test --bench
+//! idle_cost`, as CI runs it, goes through the same steps with 2 s windows on the debug build,
+//! so it keeps working; its figures mean nothing. Linux only (`/proc`).
 
 use std::io::{Read, Write};
 use std::net::SocketAddr;
@@ -50,6 +51,9 @@ fn main() {
         "idle_cost: papertrade-tui --watch in a {COLS}x{ROWS} pseudo-terminal, simulator on loopback"
     );
     println!("machine: {}", machine());
+    if let Ok(binary) = std::env::var("IDLE_COST_BIN") {
+        println!("binary: {binary}");
+    }
     if !measuring {
         println!("(test mode: debug build, short windows; the figures mean nothing)");
     }
@@ -181,7 +185,8 @@ struct Ui {
 
 impl Ui {
     fn start(sim: &SimServer, wallet: Address, home: &Path) -> Self {
-        let binary = env!("CARGO_BIN_EXE_papertrade-tui");
+        let binary = std::env::var("IDLE_COST_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_papertrade-tui").to_string());
         let inner = format!(
             "stty rows {ROWS} cols {COLS}; exec '{binary}' --api '{}' --info-url '{}' --watch {wallet:#x}",
             sim.base_url(),
@@ -227,7 +232,7 @@ impl Ui {
                 }
             })
         };
-        let pid = ui_pid(script.id(), Duration::from_secs(10));
+        let pid = ui_pid(script.id(), Path::new(&binary), Duration::from_secs(10));
         Self {
             script,
             stdin,
@@ -298,8 +303,9 @@ impl Ui {
     }
 }
 
-/// The UI's process id: `script`'s child once it has exec'd the binary.
-fn ui_pid(script: u32, within: Duration) -> u32 {
+/// The UI's process id: `script`'s child once its shell has exec'd `binary`.
+fn ui_pid(script: u32, binary: &Path, within: Duration) -> u32 {
+    let binary = binary.canonicalize().expect("the binary exists");
     let deadline = Instant::now() + within;
     loop {
         let children = std::fs::read_to_string(format!("/proc/{script}/task/{script}/children"))
@@ -308,14 +314,14 @@ fn ui_pid(script: u32, within: Duration) -> u32 {
             .split_whitespace()
             .filter_map(|p| p.parse::<u32>().ok())
         {
-            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-            if comm.trim() == "papertrade-tui" {
+            if std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| exe == binary) {
                 return pid;
             }
         }
         assert!(
             Instant::now() < deadline,
-            "papertrade-tui did not start under script"
+            "{} did not start under script",
+            binary.display()
         );
         std::thread::sleep(Duration::from_millis(20));
     }

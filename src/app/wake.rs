@@ -14,11 +14,13 @@ use super::tab::Tab;
 
 impl App {
     /// The age past which the screen says how old `source` is (`None`: it never does): the
-    /// panes' and the connection status's stale limits, and where orders can be signed, the
-    /// ticket's gate on the mark's age.
+    /// panes' and the connection status's stale limits, and for the ticket's market's mark,
+    /// where orders can be signed, the ticket's gate on its age.
     pub(crate) fn age_shown_after(&self, source: Source) -> Option<Duration> {
+        let ticket_market = self.ticket_market().map(|(m, _)| m.id);
         match source {
             Source::Trading | Source::Account => Some(STALE_AFTER),
+            Source::Mark(id) if Some(id) != ticket_market => None,
             Source::Mark(_) if self.mode.can_trade() => Some(self.max_mark_age.min(STALE_AFTER)),
             Source::Mark(_) => Some(STALE_AFTER),
             Source::RelayerHealth => Some(HEALTH_STALE_AFTER),
@@ -86,4 +88,41 @@ impl App {
 /// The next whole Unix second after `t` (where a count of seconds on the screen steps).
 fn next_second(t: SystemTime) -> SystemTime {
     UNIX_EPOCH + Duration::from_secs(crate::clock::unix_s(t) + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Mode;
+    use crate::app::alerts::{Alerts, Reading, Rules};
+    use alloy_primitives::U256;
+
+    /// A crossing held back by its threshold's cooldown is woken for when the cooldown ends (it
+    /// fires then if the position is still inside), and only while that is ahead of the clock.
+    #[test]
+    fn a_cooldown_holding_an_alert_back_is_woken_for() {
+        let t0 = UNIX_EPOCH + Duration::from_secs(1_000);
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let reading = |room_bps: i128| Reading {
+            position_id: U256::from(1u64),
+            market: "BTC".into(),
+            is_long: true,
+            leverage: 10,
+            room: room_bps,
+            mark: 10_000,
+            bust: 0,
+            price_scale: 10,
+        };
+        let mut alerts = Alerts::new(Rules::new(&[500], Duration::from_secs(60), 20));
+        alerts.observe(&[reading(900)], at(0));
+        assert_eq!(alerts.observe(&[reading(450)], at(10)).len(), 1);
+        // Back above the re-arm band inside the cooldown: a new crossing would have to wait.
+        alerts.observe(&[reading(700)], at(20));
+        let mut app = App::new(Mode::Watch, None);
+        app.alerts = Some(alerts);
+        app.clock = at(20);
+        assert_eq!(app.next_wake(), Some(at(70)));
+        app.clock = at(70);
+        assert_eq!(app.next_wake(), None, "nothing else is ahead");
+    }
 }

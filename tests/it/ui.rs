@@ -1342,3 +1342,76 @@ fn time_alone_redraws_only_where_the_screen_changes() {
     assert!(!screen(&app, 120, 40).contains("STALE"));
     assert_eq!(app.next_wake(), Some(at(38)));
 }
+
+/// What counts on the screen wakes the app when it steps: a pending intent's age each second
+/// while the Positions tab lists it, and the session key's time left each minute in its last
+/// day.
+#[test]
+fn counters_on_the_screen_wake_the_app_when_they_step() {
+    let mut app = fixture(Mode::Demo);
+    let at = |s: u64| now() + Duration::from_secs(s);
+    // Fresh marks (a demo's ticket shows their age past 5 s); the key has 60m 1s left.
+    for (instrument_id, raw) in [(0, 830_105), (1, 250_001)] {
+        app.handle(Message::Market(MarketEvent::Mark {
+            instrument_id,
+            raw,
+            at: now(),
+        }));
+    }
+    app.key.as_mut().unwrap().local_expiry = 1_791_862_900 + 3601;
+    assert!(screen(&app, 120, 40).contains("keystore key 60m"));
+    let mut state = app.account.clone().unwrap();
+    state
+        .operations
+        .push(papertrade_tui::protocol::account::Operation {
+            intent_id: alloy_primitives::B256::repeat_byte(0xab),
+            action: "openPosition".into(),
+            instrument_id: Some(1),
+            is_long: Some(true),
+            use_debt: Some(false),
+            amount: Some(50_000_000_000_000_000_000),
+            leverage: Some(20),
+            accepted_at_ms: 1_791_862_895_000,
+            deadline: 1_791_866_400,
+            close_position_ids: None,
+        });
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
+    // On the Trade tab the pending list is not drawn: the key's minute is the first step.
+    assert_eq!(app.next_wake(), Some(at(2)));
+    press(&mut app, KeyCode::Char('2'));
+    assert!(screen(&app, 120, 40).contains("5s old"));
+    assert_eq!(app.next_wake(), Some(at(1)), "the pending age counts");
+    app.dirty = false;
+    app.handle(Message::Tick(at(1)));
+    assert!(app.dirty);
+    assert!(screen(&app, 120, 40).contains("6s old"));
+    press(&mut app, KeyCode::Char('1'));
+    assert_eq!(app.next_wake(), Some(at(2)));
+    app.dirty = false;
+    app.handle(Message::Tick(at(2)));
+    assert!(app.dirty);
+    assert!(screen(&app, 120, 40).contains("keystore key 59m"));
+}
+
+/// Only the ticket's market shows its mark's age: another market's mark growing old wakes
+/// nothing (in a demo the ticket's gate shows the age past 5 s).
+#[test]
+fn only_the_tickets_mark_age_is_woken_for() {
+    let mut app = fixture(Mode::Demo);
+    // The ticket's BTC mark is read now; ETH's stays 2 s old.
+    app.handle(Message::Market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_105,
+        at: now(),
+    }));
+    assert_eq!(
+        app.next_wake(),
+        Some(now() + Duration::from_secs(5) + Duration::from_nanos(1))
+    );
+    // On ETH it is ETH's mark that counts, 5 s after it was read.
+    app.handle(Message::Action(papertrade_tui::app::Action::NextMarket));
+    assert_eq!(
+        app.next_wake(),
+        Some(now() + Duration::from_secs(3) + Duration::from_nanos(1))
+    );
+}
