@@ -145,6 +145,23 @@ mod tests {
     use super::*;
     use std::time::UNIX_EPOCH;
 
+    /// An age shown once past its limit changes just past the crossing, then with each step
+    /// of its text: every second under a minute, every minute after.
+    #[test]
+    fn an_age_changes_at_the_crossing_then_at_each_step_of_its_text() {
+        let since = UNIX_EPOCH + Duration::from_secs(100);
+        let limit = Duration::from_secs(30);
+        let after = |s: u64| since + Duration::from_secs(s);
+        let crossing = after(30) + Duration::from_nanos(1);
+        assert_eq!(next_age_change(since, limit, after(0)), crossing);
+        assert_eq!(next_age_change(since, limit, after(30)), crossing);
+        assert_eq!(next_age_change(since, limit, crossing), after(31));
+        assert_eq!(next_age_change(since, limit, after(59)), after(60));
+        assert_eq!(age_text(Some(Duration::from_secs(60))), "1m");
+        assert_eq!(next_age_change(since, limit, after(60)), after(120));
+        assert_eq!(next_age_change(since, limit, after(150)), after(180));
+    }
+
     /// A failed read is filed under its own source: a queue-rank failure does not make the
     /// trading state look broken, nor a recent-trades failure the summary.
     #[test]
