@@ -223,6 +223,18 @@ impl Alerts {
         }
     }
 
+    /// When a cooldown that holds back an armed threshold ends: a crossing inside it fires then
+    /// if the position is still below, so the app must be measured again at that time.
+    pub(crate) fn next_cooldown_end(&self) -> Option<SystemTime> {
+        self.arms
+            .values()
+            .flatten()
+            .filter(|arm| arm.armed)
+            .filter_map(|arm| arm.last_fired)
+            .map(|at| at + self.rules.cooldown)
+            .min()
+    }
+
     /// Fold the readings of every measurable position at `now`; the alerts to raise. A position
     /// missing from `readings` is forgotten (closed, or no longer measurable).
     pub(crate) fn observe(&mut self, readings: &[Reading], now: SystemTime) -> Vec<Alert> {
@@ -369,10 +381,15 @@ mod tests {
         let mut a = machine();
         a.observe(&[reading(1, 900)], at(0));
         assert_eq!(thresholds(&a.observe(&[reading(1, 450)], at(10))), [500]);
+        // Fired and disarmed: no cooldown holds anything back.
+        assert_eq!(a.next_cooldown_end(), None);
         a.observe(&[reading(1, 700)], at(20));
+        // Re-armed inside the cooldown: the app must look again when it ends.
+        assert_eq!(a.next_cooldown_end(), Some(at(70)));
         assert_eq!(thresholds(&a.observe(&[reading(1, 450)], at(30))), NONE);
         assert_eq!(thresholds(&a.observe(&[reading(1, 450)], at(69))), NONE);
         assert_eq!(thresholds(&a.observe(&[reading(1, 450)], at(70))), [500]);
+        assert_eq!(a.next_cooldown_end(), None);
         assert_eq!(thresholds(&a.observe(&[reading(1, 450)], at(200))), NONE);
         // Recovered during the cooldown: nothing owed.
         a.observe(&[reading(1, 700)], at(210));

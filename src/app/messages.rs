@@ -23,13 +23,18 @@ pub struct Toast {
 }
 
 impl Toast {
-    fn live_at(&self, now: SystemTime) -> bool {
+    /// When it leaves the footer (unless it is a note).
+    fn expires(&self) -> SystemTime {
         let ttl = if self.error {
             ERROR_TOAST_FOR
         } else {
             TOAST_FOR
         };
-        now.duration_since(self.at).map_or(true, |age| age < ttl)
+        self.at + ttl
+    }
+
+    fn live_at(&self, now: SystemTime) -> bool {
+        now < self.expires()
     }
 }
 
@@ -103,11 +108,14 @@ impl MessageLog {
         any
     }
 
-    /// Whether moving the clock from `before` to `after` changes what the footer shows (a
-    /// message expiring is a change to draw; nothing else about time is).
-    pub fn footer_changes(&self, before: SystemTime, after: SystemTime) -> bool {
-        self.current(before) != self.current(after)
-            || self.other_fresh(before) != self.other_fresh(after)
+    /// The first instant after `after` at which the footer may show something else with time
+    /// alone: a message expiring (notes included: one may be the latest message).
+    pub fn next_change(&self, after: SystemTime) -> Option<SystemTime> {
+        self.entries
+            .iter()
+            .map(Toast::expires)
+            .filter(|t| *t > after)
+            .min()
     }
 }
 
@@ -127,14 +135,16 @@ mod tests {
         assert_eq!(log.other_fresh(t0), 1);
         // Once the latest message has expired, the note is what the footer keeps.
         let later = t0 + TOAST_FOR;
-        assert!(log.footer_changes(t0, later));
+        assert_eq!(log.next_change(t0), Some(later));
         assert_eq!(
             log.current(later).unwrap().text,
             "ticket prefilled: review it"
         );
         assert!(log.dismiss_notes());
         assert_eq!(log.current(later), None);
-        assert!(!log.footer_changes(later, later + ERROR_TOAST_FOR));
+        // The error expires later; after it, time changes nothing.
+        assert_eq!(log.next_change(later), Some(t0 + ERROR_TOAST_FOR));
+        assert_eq!(log.next_change(t0 + ERROR_TOAST_FOR), None);
         assert_eq!(log.len(), 3, "the log keeps every message");
         for i in 0..LOG_LEN {
             log.push(&format!("{i}"), false, false, later);

@@ -15,6 +15,7 @@ pub(crate) mod state;
 pub(crate) mod tab;
 pub(crate) mod ticket;
 pub(crate) mod valuation;
+pub(crate) mod wake;
 
 pub(crate) use action::Command;
 pub use action::{Action, Effect, Keymap, Message};

@@ -474,11 +474,17 @@ impl App {
         self.dirty = true;
     }
 
-    /// Fold a market-data event.
+    /// Fold a market-data event. Only a change is drawn: a poll that brings the same data again
+    /// leaves `dirty` alone unless it changes what the screen says of its freshness.
     pub(crate) fn on_market(&mut self, event: MarketEvent) {
+        let mut changed = self
+            .freshness
+            .event_shows(&event, |s| self.age_shown_after(s));
         self.freshness.apply(&event);
         match event {
+            MarketEvent::Trading(state, _) if self.trading.as_ref() == Some(&*state) => {}
             MarketEvent::Trading(state, _) => {
+                changed = true;
                 if self.ticket.market >= state.instruments.len() {
                     self.ticket.market = 0;
                 }
@@ -504,32 +510,34 @@ impl App {
             }
             MarketEvent::Mark {
                 instrument_id, raw, ..
-            } => {
-                self.marks.insert(instrument_id, raw);
-            }
-            MarketEvent::Summary(s, _) => self.summary = Some(*s),
-            MarketEvent::RelayerHealth(h, _) => self.health = Some(*h),
+            } => changed |= self.marks.insert(instrument_id, raw) != Some(raw),
+            MarketEvent::Summary(s, _) => changed |= replace(&mut self.summary, *s),
+            MarketEvent::RelayerHealth(h, _) => changed |= replace(&mut self.health, *h),
             MarketEvent::DayOpen {
                 instrument_id, raw, ..
-            } => {
-                self.day_open.insert(instrument_id, raw);
-            }
+            } => changed |= self.day_open.insert(instrument_id, raw) != Some(raw),
             MarketEvent::QueueRank(rank, _) => {
-                self.queue_ranks = rank
+                let ranks: BTreeMap<B256, u64> = rank
                     .entries
                     .iter()
                     .map(|e| (e.intent_id, e.position))
                     .collect();
+                changed |= ranks != self.queue_ranks;
+                self.queue_ranks = ranks;
             }
             MarketEvent::RecentTrades(trades, _) => {
                 let wallet = self.wallet;
-                self.my_trades = trades
+                let mine: Vec<_> = trades
                     .events
                     .iter()
                     .filter(|e| Some(e.wallet) == wallet)
                     .cloned()
                     .collect();
+                changed |= mine != self.my_trades;
+                self.my_trades = mine;
+                let unsaved = self.history_unsaved.len();
                 self.history_from_feed();
+                changed |= self.history_unsaved.len() != unsaved;
             }
             MarketEvent::Candles {
                 instrument_id,
@@ -543,12 +551,14 @@ impl App {
                     .candles_requested
                     .is_none_or(|(what, _)| what == (instrument_id, interval));
                 if current {
-                    self.candles = Some((instrument_id, interval, candles));
+                    changed |= replace(&mut self.candles, (instrument_id, interval, candles));
                 }
             }
             MarketEvent::Failed { .. } => {}
         }
-        self.dirty = true;
+        if changed {
+            self.dirty = true;
+        }
     }
 
     /// Fold what carrying out an order produced: track what may be queued, say what happened.
@@ -624,7 +634,17 @@ impl App {
         for (id, resolution) in &resolved {
             self.toast_outcome(*id, resolution);
         }
+        let unanswered = self.unanswered.len();
         self.settle_unanswered(&resolved);
+        // A heartbeat, or a snapshot or patch that leaves the account as it was, is drawn only
+        // if it changes what the screen says of the stream's freshness.
+        let mut changed = !matches!(event, StreamEvent::Disconnected { .. })
+            && self.freshness.success_shows(
+                Source::Account,
+                at,
+                self.age_shown_after(Source::Account),
+            );
+        changed |= self.unanswered.len() != unanswered;
         match event {
             StreamEvent::Synced(state) => {
                 // Said once the stream is back, so "resyncing" is not the last word.
@@ -632,9 +652,10 @@ impl App {
                     self.toast("account stream back: synced", false);
                 }
                 self.freshness.record_ok(Source::Account, at);
-                self.account = Some(*state);
+                changed |= replace(&mut self.account, *state);
             }
             StreamEvent::Patched { state, closed, .. } => {
+                changed |= !closed.is_empty();
                 self.freshness.record_ok(Source::Account, at);
                 if !closed.is_empty() {
                     // What came back: one summary per settlement.
@@ -648,7 +669,7 @@ impl App {
                 }
                 // Before the new state replaces the old: the entries are on the positions held.
                 self.record_closes(closed, at);
-                self.account = Some(*state);
+                changed |= replace(&mut self.account, *state);
             }
             StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
             StreamEvent::Disconnected { reason, .. } => {
@@ -666,7 +687,9 @@ impl App {
                 .map_or(0, |a| a.operations.len())
                 .saturating_sub(1),
         );
-        self.dirty = true;
+        if changed {
+            self.dirty = true;
+        }
         resolved
     }
 
@@ -680,6 +703,9 @@ impl App {
     /// The one entry point: fold a message, say what the runtime must do.
     pub fn handle(&mut self, message: super::action::Message) -> Vec<super::action::Effect> {
         use super::action::{Effect, Message};
+        // What time alone changes on the screen up to the clock this message brings is a change
+        // to draw (the runtime sends a `Tick` at `next_wake`; any message may move the clock).
+        let time_changes = self.next_screen_change(self.clock);
         let mut effects = match message {
             Message::Action(a) => self.update(a),
             Message::Market(event) => {
@@ -710,13 +736,9 @@ impl App {
                 Vec::new()
             }
             Message::Tick(now) => {
-                let before = self.clock;
                 self.clock = self.clock.max(now);
-                // Time alone changes the screen only when a message expires.
-                if self.toasts.footer_changes(before, self.clock) {
-                    self.dirty = true;
-                }
-                // ... or a refused send leaves Pending.
+                // A refused or unsent order leaves Pending a minute on (its wake is in
+                // `next_screen_change`).
                 let expired = |at: SystemTime, now: SystemTime| {
                     now.duration_since(at)
                         .is_ok_and(|a| a >= super::report::UNANSWERED_FOR)
@@ -731,6 +753,9 @@ impl App {
                 Vec::new()
             }
         };
+        if time_changes.is_some_and(|t| t <= self.clock) {
+            self.dirty = true;
+        }
         effects.extend(self.candle_request());
         effects.extend(self.check_alerts());
         effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
@@ -771,6 +796,12 @@ impl App {
             self.dirty = true;
         }
         effects
+    }
+
+    /// When the chart's candles are next due by time (`None`: no chart market yet).
+    pub(super) fn candles_due(&self) -> Option<SystemTime> {
+        self.ticket_market()?;
+        self.candles_requested.map(|(_, at)| at + CANDLE_REFRESH)
     }
 
     /// Candles for the chart: when its market or interval changes, and every `CANDLE_REFRESH`.
@@ -839,6 +870,13 @@ impl App {
                 .collect()
         }
     }
+}
+
+/// Set `slot` to `value`; whether that changed it.
+fn replace<T: PartialEq>(slot: &mut Option<T>, value: T) -> bool {
+    let changed = slot.as_ref() != Some(&value);
+    *slot = Some(value);
+    changed
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The terminal runtime: one loop that takes keys first, folds network messages into `App`, and
-//! draws only when something changed (keys at once, feed updates at most `max_fps` a second).
+//! draws only when something changed (keys at once, feed updates at most `max_fps` a second),
+//! sleeping in between: no timer runs while nothing changes (see `App::next_wake`).
 //! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
@@ -21,6 +22,7 @@ use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
 use ratatui::{DefaultTerminal, Frame, Terminal};
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 
 use crate::app::{App, Effect, Message};
 use crate::client::ExchangeHttp;
@@ -170,10 +172,9 @@ pub async fn run_loop(
     });
     let (key_tx, mut key_rx) = mpsc::channel::<key_setup::KeyDone>(8);
 
-    let mut tick = tokio::time::interval(Duration::from_millis(
-        1000 / u64::from(max_fps.clamp(1, 60)),
-    ));
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Feed updates draw at most once a frame; keys at once.
+    let frame_time = Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60)));
+    let mut last_frame = Instant::now();
     // The wallet's history file, read once here (bounded) and appended to as closes arrive.
     let mut history = app.wallet.map(|w| HistoryFile::new(&data_dir, w));
     let loaded = history.as_mut().map(HistoryFile::load).unwrap_or_default();
@@ -245,11 +246,23 @@ pub async fn run_loop(
                 }
             }
         }
-        if draw_now {
+        if draw_now || (app.dirty && last_frame.elapsed() >= frame_time) {
             screen.frame(&mut |f| draw(f, &app, &theme, SystemTime::now()))?;
             app.dirty = false;
             draw_now = false;
+            last_frame = Instant::now();
         }
+        // Nothing wakes the loop but events, the next frame while a change waits to be drawn,
+        // and the next time the app says time alone changes something: idle is asleep.
+        let wake = [
+            app.dirty.then(|| last_frame + frame_time),
+            app.next_wake().map(|at| {
+                Instant::now() + at.duration_since(SystemTime::now()).unwrap_or_default()
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         tokio::select! {
             biased;
             event = terminal_events.next() => match event {
@@ -293,14 +306,24 @@ pub async fn run_loop(
                 pending.push(Message::KeyDone(done.outcome));
                 draw_now = true;
             }
-            Some(event) = market_rx.recv() => pending.push(Message::Market(event)),
-            Some(event) = stream_rx.recv() => pending.push(Message::Stream(event, SystemTime::now())),
-            // Feed updates draw at most once a tick; nothing is drawn while idle.
-            _ = tick.tick() => {
-                pending.push(Message::Tick(SystemTime::now()));
-                draw_now = app.dirty;
+            Some(event) = market_rx.recv() => {
+                pending.push(Message::Market(event));
+                // A poll's answers arrive together: fold them all, then draw once.
+                while let Ok(event) = market_rx.try_recv() {
+                    pending.push(Message::Market(event));
+                }
             }
+            Some(event) = stream_rx.recv() => pending.push(Message::Stream(event, SystemTime::now())),
+            _ = sleep_until(wake) => pending.push(Message::Tick(SystemTime::now())),
         }
+    }
+}
+
+/// Sleep until `at`, or forever.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
     }
 }
 

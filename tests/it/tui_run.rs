@@ -5,6 +5,8 @@
 
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use alloy_primitives::Address;
@@ -69,18 +71,22 @@ pub fn setup(
 pub struct Ui {
     keys: UnboundedSender<io::Result<Event>>,
     frames: watch::Receiver<Buffer>,
+    /// How many frames the loop has drawn.
+    drawn: Arc<AtomicUsize>,
     task: JoinHandle<io::Result<()>>,
 }
 
-/// The test's screen: draws like a plain terminal and publishes each frame.
+/// The test's screen: draws like a plain terminal, publishes each frame and counts them.
 struct Published {
     terminal: Terminal<TestBackend>,
     frames: watch::Sender<Buffer>,
+    drawn: Arc<AtomicUsize>,
 }
 
 impl Screen for Published {
     fn frame(&mut self, render: &mut dyn FnMut(&mut ratatui::Frame)) -> io::Result<()> {
         self.terminal.frame(render)?;
+        self.drawn.fetch_add(1, Ordering::SeqCst);
         self.frames
             .send_replace(self.terminal.backend().buffer().clone());
         Ok(())
@@ -94,14 +100,52 @@ impl Ui {
         let terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
         let (frames_tx, frames) = watch::channel(Buffer::empty(Rect::new(0, 0, width, height)));
         let (keys, key_rx) = unbounded();
-        let task = tokio::spawn(async move {
-            let mut screen = Published {
-                terminal,
-                frames: frames_tx,
-            };
-            run_loop(setup, &mut screen, key_rx).await
+        let drawn = Arc::new(AtomicUsize::new(0));
+        let task = tokio::spawn({
+            let drawn = drawn.clone();
+            async move {
+                let mut screen = Published {
+                    terminal,
+                    frames: frames_tx,
+                    drawn,
+                };
+                run_loop(setup, &mut screen, key_rx).await
+            }
         });
-        Self { keys, frames, task }
+        Self {
+            keys,
+            frames,
+            drawn,
+            task,
+        }
+    }
+
+    /// How many frames the loop has drawn so far.
+    pub fn frames_drawn(&self) -> usize {
+        self.drawn.load(Ordering::SeqCst)
+    }
+
+    /// Wait until no frame has been drawn for `quiet` (the first answers of every read are
+    /// in); the screen then. Fails if the UI never goes quiet.
+    pub async fn settle(&mut self, quiet: Duration) -> String {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            self.frames.borrow_and_update();
+            match tokio::time::timeout(quiet, self.frames.changed()).await {
+                Err(_) => return self.screen(),
+                Ok(Err(_)) => panic!(
+                    "the UI loop ended; the screen:
+{}",
+                    self.screen()
+                ),
+                Ok(Ok(())) if tokio::time::Instant::now() > deadline => panic!(
+                    "the UI kept drawing for {PATIENCE:?}; the screen:
+{}",
+                    self.screen()
+                ),
+                Ok(Ok(())) => {}
+            }
+        }
     }
 
     /// Press each key in turn (`KeyCode`s or `KeyEvent`s).

@@ -1242,8 +1242,8 @@ fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
 }
 
 /// A burst of messages is not lost to the last one: the footer says how many more there are,
-/// `e` opens the log with every message and its time, messages expire (time alone redraws only
-/// then), a note stays until Esc, and "resyncing" is followed by "back".
+/// `e` opens the log with every message and its time, messages expire (a redraw when each
+/// does), a note stays until Esc, and "resyncing" is followed by "back".
 #[test]
 fn messages_expire_and_the_log_keeps_them_all() {
     use papertrade_tui::app::Message;
@@ -1286,9 +1286,12 @@ fn messages_expire_and_the_log_keeps_them_all() {
         s.contains("ticket prefilled") && !s.contains("refused (nonce_used)"),
         "{s}"
     );
-    app.dirty = false;
-    app.handle(Message::Tick(now() + Duration::from_secs(31)));
-    assert!(!app.dirty, "time alone changes nothing else");
+    // Every message has expired, the note included (it stays until Esc, however old): the
+    // footer changes no more with time (the fixture's data, now stale, still counts its age).
+    assert_eq!(
+        app.toasts.next_change(now() + Duration::from_secs(30)),
+        None
+    );
     press(&mut app, KeyCode::Esc);
     assert!(!screen(&app, 120, 40).contains("ticket prefilled"));
     // The stream's loss and its return.
@@ -1411,4 +1414,211 @@ fn unanswered_sends_are_pending_rows_until_settled_or_a_minute_old() {
     ));
     let s = screen(&app, 120, 40);
     assert!(!s.contains("NO ANSWER") && !s.contains("not queued"), "{s}");
+}
+
+/// A poll or a heartbeat bringing what the app already has draws nothing: the screen would be
+/// the same. A change is drawn, and so is a failure (once), a recovery, and a success that ends
+/// a stale label.
+#[test]
+fn the_same_data_again_draws_nothing() {
+    let mut app = fixture(Mode::Watch);
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    let Frame::Snapshot(snapshot) = Frame::decode(SNAPSHOT).unwrap() else {
+        panic!()
+    };
+    let at = now() + Duration::from_secs(5);
+    let again = [
+        (
+            "trading state",
+            Message::Market(MarketEvent::Trading(Box::new(state.clone()), at)),
+        ),
+        (
+            "mark",
+            Message::Market(MarketEvent::Mark {
+                instrument_id: 0,
+                raw: 830_105,
+                at,
+            }),
+        ),
+        (
+            "day open",
+            Message::Market(MarketEvent::DayOpen {
+                instrument_id: 0,
+                raw: 821_000,
+                at,
+            }),
+        ),
+        (
+            "account snapshot",
+            Message::Stream(StreamEvent::Synced(snapshot), at),
+        ),
+        ("heartbeat", Message::Stream(StreamEvent::Alive, at)),
+    ];
+    app.dirty = false;
+    for (what, message) in again {
+        app.handle(message);
+        assert!(!app.dirty, "the same {what} again is not a change to draw");
+    }
+    app.handle(Message::Market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_106,
+        at,
+    }));
+    assert!(app.dirty, "a new mark is drawn");
+    // A failure is drawn once, the same failure again is not, the recovery is.
+    let failed = || {
+        Message::Market(MarketEvent::Failed {
+            source: Source::Trading,
+            error: "HTTP 503".into(),
+            at,
+        })
+    };
+    app.dirty = false;
+    app.handle(failed());
+    assert!(app.dirty, "a failure is drawn");
+    app.dirty = false;
+    app.handle(failed());
+    assert!(!app.dirty, "the same failure again is not");
+    app.handle(Message::Market(MarketEvent::Trading(Box::new(state), at)));
+    assert!(app.dirty, "the recovery is drawn");
+    // An account shown as stale is drawn fresh again by a heartbeat, at the same clock.
+    app.freshness
+        .record_ok(Source::Account, at - Duration::from_secs(45));
+    assert!(screen(&app, 120, 40).contains("STALE 45s"));
+    app.dirty = false;
+    app.handle(Message::Stream(StreamEvent::Alive, at));
+    assert!(app.dirty, "the stale label goes");
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+}
+
+/// Time alone redraws only where the screen changes: a message leaving the footer, an age
+/// crossing its stale limit and each second it counts after, whether a tick or any other
+/// message moves the clock past it. In between the app asks to be woken for nothing but what
+/// it needs (the chart's candles).
+#[test]
+fn time_alone_redraws_only_where_the_screen_changes() {
+    let mut app = fixture(Mode::Watch);
+    let at = |s: u64| now() + Duration::from_secs(s);
+    app.dirty = false;
+    // The footer's message leaves 8 s after it was made.
+    assert_eq!(app.next_wake(), Some(at(8)));
+    app.handle(Message::Tick(at(7)));
+    assert!(!app.dirty, "nothing shown changes before");
+    app.handle(Message::Tick(at(8)));
+    assert!(app.dirty, "the message left the footer");
+    app.dirty = false;
+    // The chart's candles are due 20 s after they were asked for (2 s before `now`): a fetch,
+    // not a frame.
+    assert_eq!(app.next_wake(), Some(at(18)));
+    let effects = app.handle(Message::Tick(at(18)));
+    assert!(
+        matches!(effects.as_slice(), [Effect::FetchCandles { .. }]),
+        "{effects:?}"
+    );
+    assert!(!app.dirty);
+    // The markets polled 2 s before `now` are shown stale once older than 30 s.
+    let stale = at(28) + Duration::from_nanos(1);
+    assert_eq!(app.next_wake(), Some(stale));
+    app.handle(Message::Tick(at(28)));
+    assert!(!app.dirty, "30 s old is not yet stale");
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+    // The heartbeat that moves the clock past the limit is not a change itself; the crossing is.
+    app.handle(Message::Stream(StreamEvent::Alive, stale));
+    assert!(app.dirty, "the crossing is drawn");
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("mark STALE: 30s old"), "{s}");
+    app.dirty = false;
+    // Once shown, the age counts: each second is a change.
+    assert_eq!(app.next_wake(), Some(at(29)));
+    app.handle(Message::Tick(at(29)));
+    assert!(app.dirty, "31 s");
+    assert!(screen(&app, 120, 40).contains("mark STALE: 31s old"));
+    // Fresh data again: the label goes, and the next wake is the candles', not a second.
+    let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+    app.handle(Message::Market(MarketEvent::Trading(
+        Box::new(state),
+        at(29),
+    )));
+    for (instrument_id, raw) in [(0, 830_105), (1, 250_001)] {
+        app.handle(Message::Market(MarketEvent::Mark {
+            instrument_id,
+            raw,
+            at: at(29),
+        }));
+    }
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+    assert_eq!(app.next_wake(), Some(at(38)));
+}
+
+/// What counts on the screen wakes the app when it steps: a pending intent's age each second
+/// while the Positions tab lists it, and the session key's time left each minute in its last
+/// day.
+#[test]
+fn counters_on_the_screen_wake_the_app_when_they_step() {
+    let mut app = fixture(Mode::Demo);
+    let at = |s: u64| now() + Duration::from_secs(s);
+    // Fresh marks (a demo's ticket shows their age past 5 s); the key has 60m 1s left.
+    for (instrument_id, raw) in [(0, 830_105), (1, 250_001)] {
+        app.handle(Message::Market(MarketEvent::Mark {
+            instrument_id,
+            raw,
+            at: now(),
+        }));
+    }
+    app.key.as_mut().unwrap().local_expiry = 1_791_862_900 + 3601;
+    assert!(screen(&app, 120, 40).contains("keystore key 60m"));
+    let mut state = app.account.clone().unwrap();
+    state
+        .operations
+        .push(papertrade_tui::protocol::account::Operation {
+            intent_id: alloy_primitives::B256::repeat_byte(0xab),
+            action: "openPosition".into(),
+            instrument_id: Some(1),
+            is_long: Some(true),
+            use_debt: Some(false),
+            amount: Some(50_000_000_000_000_000_000),
+            leverage: Some(20),
+            accepted_at_ms: 1_791_862_895_000,
+            deadline: 1_791_866_400,
+            close_position_ids: None,
+        });
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
+    // On the Trade tab the pending list is not drawn: the key's minute is the first step.
+    assert_eq!(app.next_wake(), Some(at(2)));
+    press(&mut app, KeyCode::Char('2'));
+    assert!(screen(&app, 120, 40).contains("5s old"));
+    assert_eq!(app.next_wake(), Some(at(1)), "the pending age counts");
+    app.dirty = false;
+    app.handle(Message::Tick(at(1)));
+    assert!(app.dirty);
+    assert!(screen(&app, 120, 40).contains("6s old"));
+    press(&mut app, KeyCode::Char('1'));
+    assert_eq!(app.next_wake(), Some(at(2)));
+    app.dirty = false;
+    app.handle(Message::Tick(at(2)));
+    assert!(app.dirty);
+    assert!(screen(&app, 120, 40).contains("keystore key 59m"));
+}
+
+/// Only the ticket's market shows its mark's age: another market's mark growing old wakes
+/// nothing (in a demo the ticket's gate shows the age past 5 s).
+#[test]
+fn only_the_tickets_mark_age_is_woken_for() {
+    let mut app = fixture(Mode::Demo);
+    // The ticket's BTC mark is read now; ETH's stays 2 s old.
+    app.handle(Message::Market(MarketEvent::Mark {
+        instrument_id: 0,
+        raw: 830_105,
+        at: now(),
+    }));
+    assert_eq!(
+        app.next_wake(),
+        Some(now() + Duration::from_secs(5) + Duration::from_nanos(1))
+    );
+    // On ETH it is ETH's mark that counts, 5 s after it was read.
+    app.handle(Message::Action(papertrade_tui::app::Action::NextMarket));
+    assert_eq!(
+        app.next_wake(),
+        Some(now() + Duration::from_secs(3) + Duration::from_nanos(1))
+    );
 }
