@@ -164,20 +164,26 @@ impl From<crate::client::FetchError> for CliError {
 pub fn print_json(value: &Value) {
     let mut value = value.clone();
     crate::text::sanitize_json(&mut value);
-    println!(
-        "{}",
-        serde_json::to_string_pretty(&value).expect("JSON values serialize")
-    );
+    write_out(&serde_json::to_string_pretty(&value).expect("JSON values serialize"));
 }
 
 /// One JSON document on one line (a `--follow` event), sanitised like [`print_json`].
 pub fn print_json_line(value: &Value) {
     let mut value = value.clone();
     crate::text::sanitize_json(&mut value);
-    println!(
-        "{}",
-        serde_json::to_string(&value).expect("JSON values serialize")
-    );
+    write_out(&serde_json::to_string(&value).expect("JSON values serialize"));
+}
+
+/// A line on stdout. When the reader has gone (`… --json | head`), nothing more can reach it:
+/// the process ends quietly, as a Unix tool does, instead of panicking on the broken pipe.
+fn write_out(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush())
+        && e.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(0);
+    }
 }
 
 /// Human formatting lives with the units, so the CLI and the terminal UI show the same text.

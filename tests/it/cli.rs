@@ -885,3 +885,43 @@ fn out_of_range_simulator_flags_are_refused_by_name() {
         );
     }
 }
+
+/// `… --json | head`: the reader goes away before the document is written. The command ends
+/// quietly (exit 0, nothing on stderr) instead of panicking on the broken pipe.
+#[test]
+fn a_reader_that_goes_away_ends_the_command_quietly() {
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
+        .args([
+            "quote",
+            "--offline",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "500",
+            "--entry",
+            "82800.3",
+            "--move",
+            "0.1",
+            "--json",
+        ])
+        .env_clear()
+        .env("HOME", std::env::temp_dir())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end at once: the command's one write meets a broken pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        !text(&out.stderr).contains("panicked"),
+        "{}",
+        text(&out.stderr)
+    );
+}
