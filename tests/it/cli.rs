@@ -22,25 +22,28 @@ fn run_live(server: &FixtureServer, args: &[&str]) -> std::process::Output {
     run(&refs)
 }
 
+/// The seed's quote example, offline, as JSON.
+const SEED_QUOTE: [&str; 15] = [
+    "quote",
+    "--offline",
+    "--market",
+    "BTC",
+    "--side",
+    "long",
+    "--margin",
+    "100",
+    "--leverage",
+    "500",
+    "--entry",
+    "82800.3",
+    "--move",
+    "0.1",
+    "--json",
+];
+
 #[test]
 fn offline_quote_reproduces_the_seed_example() {
-    let out = run(&[
-        "quote",
-        "--offline",
-        "--market",
-        "BTC",
-        "--side",
-        "long",
-        "--margin",
-        "100",
-        "--leverage",
-        "500",
-        "--entry",
-        "82800.3",
-        "--move",
-        "0.1",
-        "--json",
-    ]);
+    let out = run(&SEED_QUOTE);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let q = stdout_json(&out);
     assert_eq!(q["bustPrice"], 82674.0);
@@ -892,23 +895,7 @@ fn out_of_range_simulator_flags_are_refused_by_name() {
 fn a_reader_that_goes_away_ends_the_command_quietly() {
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
-        .args([
-            "quote",
-            "--offline",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "100",
-            "--leverage",
-            "500",
-            "--entry",
-            "82800.3",
-            "--move",
-            "0.1",
-            "--json",
-        ])
+        .args(SEED_QUOTE)
         .env_clear()
         .env("HOME", std::env::temp_dir())
         .stdout(Stdio::piped())
