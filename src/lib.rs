@@ -4,10 +4,12 @@
 //!
 //! ```text
 //! cli        commands; opens the UI
+//! mcp        the assistants' server: the seeds' tools over report (no UI, no terminal)
 //! tui        the event loop: terminal and network -> App; effects -> tasks
 //! ui         panes (one file each), key translation, theme
 //! app        App state and its folds: no I/O, no clock, no terminal, no client
 //! client     HTTP, the account stream, orders -> signed intents -> sent once, nonces, audit
+//! report     what a read-only command answers (gather + compute), shared by cli and mcp
 //! analytics  explorer and liquidation figures: pure functions over fetched data
 //! feed       what network tasks report and how intents' fates are read from it (pure)
 //! keys       session key and owner keystore
@@ -32,9 +34,11 @@ pub mod config;
 pub mod feed;
 pub mod keys;
 pub(crate) mod logging;
+pub mod mcp;
 pub(crate) mod private_files;
 pub mod protocol;
 pub mod quote;
+pub(crate) mod report;
 pub mod sim;
 pub(crate) mod text;
 pub mod tui;

@@ -17,10 +17,10 @@ use crate::protocol::trading::TradingState;
 use crate::protocol::units::{USDC_TO_WAD, price_json, signed, wad_json};
 use crate::quote::{Position, percent_json, percent_text};
 
-use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
 use super::session::{LiveAccount, owner};
 use super::{Context, PositionsArgs};
+use crate::client::market_data::MarketData;
 
 pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> {
     // Watch mode reads a public address and never reaches the key code at all.

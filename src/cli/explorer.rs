@@ -24,9 +24,9 @@ use crate::protocol::wire::parse_b256;
 
 use super::Context;
 use super::args;
-use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, print_json, usd, usd_signed};
 use super::session::LiveAccount;
+use crate::client::market_data::MarketData;
 
 const WINDOWS: [&str; 4] = ["24h", "7d", "30d", "all"];
 const SORT_KEYS: [&str; 9] = [
@@ -311,7 +311,7 @@ async fn window_ranks(ctx: &Context, wallet: Address) -> (Vec<WindowRank>, Optio
 }
 
 fn wallet_arg(field: &str, text: &str) -> Result<Address, CliError> {
-    args::address(field, text)
+    Ok(args::address(field, text)?)
 }
 
 fn stream_url(ctx: &Context, wallet: Address) -> String {

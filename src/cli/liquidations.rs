@@ -21,8 +21,8 @@ use crate::text::sanitize_line;
 
 use super::Context;
 use super::args;
-use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, price, print_json, usd};
+use crate::client::market_data::MarketData;
 
 fn ranged(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
@@ -133,7 +133,7 @@ fn percent(field: &str, text: &str, decimals: u32, max: u32) -> Result<u128, Cli
 /// the default for the mark.
 fn bucket(text: Option<&str>, market: &Instrument, mark: u64) -> Result<u64, CliError> {
     match text {
-        Some(t) => args::price("bucket-usd", t, market),
+        Some(t) => Ok(args::price("bucket-usd", t, market)?),
         None => Ok(liq::default_bucket(mark)),
     }
 }

@@ -6,7 +6,6 @@ mod explorer;
 mod interactive;
 mod key;
 mod liquidations;
-mod market_data;
 mod markets;
 mod output;
 mod protocol_views;
@@ -147,6 +146,8 @@ pub(crate) enum Command {
     WalletRisk(liquidations::WalletRiskArgs),
     /// The scan's bust prices over the whole range, regrouped onto a bucket size.
     LiquidationMap(liquidations::LiquidationMapArgs),
+    /// Serve the seed MCP servers' read-only tools to an assistant over stdio (nothing signs).
+    Mcp(McpArgs),
 }
 
 impl Command {
@@ -182,6 +183,7 @@ impl Command {
             Command::BustClusters(_) => "bust-clusters",
             Command::WalletRisk(_) => "wallet-risk",
             Command::LiquidationMap(_) => "liquidation-map",
+            Command::Mcp(_) => "mcp",
         }
     }
 
@@ -494,6 +496,14 @@ pub(crate) struct TypedDataArgs {
     pub signer: Option<String>,
 }
 
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// Expose only this seed server's tools, under exactly its names (repeatable; default: all).
+    #[arg(long, value_name = "SEED",
+          value_parser = clap::builder::PossibleValuesParser::new(crate::mcp::Seed::NAMES))]
+    pub only: Vec<String>,
+}
+
 /// Everything a command needs from the environment.
 pub struct Context {
     pub json: bool,
@@ -659,6 +669,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::BustClusters(a) => liquidations::bust_clusters(&ctx, a).await,
             Command::WalletRisk(a) => liquidations::wallet_risk(&ctx, a).await,
             Command::LiquidationMap(a) => liquidations::liquidation_map(&ctx, a).await,
+            Command::Mcp(a) => mcp(&ctx, a).await,
         }
     })
+}
+
+/// `mcp`: the assistants' server on stdio until the client hangs up. Read-only by construction
+/// (no tool reaches a signer), so signing is locked for the whole process too.
+async fn mcp(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
+    crate::protocol::eip712::lock_read_only();
+    let only: Vec<crate::mcp::Seed> = a
+        .only
+        .iter()
+        .filter_map(|s| crate::mcp::Seed::parse(s))
+        .collect();
+    let reads = crate::mcp::Reads {
+        http: ctx.http.clone(),
+        deadlines: ctx.deadlines,
+    };
+    crate::mcp::serve_stdio(reads, &only)
+        .await
+        .map_err(CliError::Local)
 }

@@ -150,6 +150,17 @@ impl CliError {
     }
 }
 
+impl From<crate::report::ReportError> for CliError {
+    fn from(e: crate::report::ReportError) -> Self {
+        use crate::report::ReportError;
+        match e {
+            ReportError::Input { field, message } => CliError::Input { field, message },
+            ReportError::Network(m) => CliError::Network(m),
+            ReportError::Malformed(m) => CliError::Malformed(m),
+        }
+    }
+}
+
 impl From<crate::client::FetchError> for CliError {
     fn from(e: crate::client::FetchError) -> Self {
         match e {

@@ -13,8 +13,8 @@ use crate::protocol::units::{WAD, parse_scaled, signed, wad_text};
 
 use super::Context;
 use super::args;
-use super::market_data::MarketData;
 use super::output::{Align, CliError, Table, print_json, usd};
+use crate::client::market_data::MarketData;
 
 #[derive(Debug, Args)]
 pub(crate) struct OverviewArgs {

@@ -17,12 +17,12 @@ use crate::protocol::units::{parse_scaled, price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
 use super::key::report_submission;
-use super::market_data::MarketData;
 use super::output::{CliError, expect_outcomes, price, print_json, usd, usd_signed};
 use super::session::{
     LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
 };
 use super::{CancelArgs, CloseArgs, Context, OpenArgs, WithdrawArgs, args};
+use crate::client::market_data::MarketData;
 
 /// Build, sign and send a session-signed order through the one money path.
 async fn session_order(

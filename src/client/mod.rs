@@ -9,6 +9,7 @@ pub mod intents;
 pub mod ledger;
 pub mod limits;
 pub mod market;
+pub mod market_data;
 pub(crate) mod orders;
 pub mod scan;
 pub(crate) mod session_key;

@@ -8,6 +8,7 @@ mod hostile;
 mod key_setup_ui;
 mod layers;
 mod liquidations;
+mod mcp;
 mod properties;
 mod pty;
 mod readme;

@@ -1,5 +1,6 @@
-//! Where a command's market parameters come from: the live exchange (plus Hyperliquid marks),
-//! or the launch parameters shipped in `assets/` for `--offline`.
+//! Where a read's market parameters come from: the live exchange (plus Hyperliquid marks),
+//! or the launch parameters shipped in `assets/` for `--offline`. The commands and the assistant
+//! tools share it.
 
 use std::collections::BTreeMap;
 
@@ -8,7 +9,7 @@ use serde_json::{Value, json};
 use crate::client::ExchangeHttp;
 use crate::protocol::trading::{Instrument, TradingState};
 
-use super::output::CliError;
+use super::FetchError;
 
 /// The real mainnet `/state/trading` capture of 2026-10-18 (§3.1), shipped for `--offline`.
 pub const LAUNCH_STATE: &str = include_str!("../../assets/trading_mainnet.json");
@@ -36,7 +37,7 @@ impl MarketData {
     }
 
     /// `/state/trading`, then the marks of `market` (every market when `None`) concurrently.
-    pub async fn live(http: &ExchangeHttp, market: Option<&str>) -> Result<Self, CliError> {
+    pub async fn live(http: &ExchangeHttp, market: Option<&str>) -> Result<Self, FetchError> {
         let state = http.trading_state().await?;
         let only = market.and_then(|name| state.market(name)).map(|m| m.id);
         let wanted: Vec<&Instrument> = state

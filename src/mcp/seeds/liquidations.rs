@@ -1,0 +1,7 @@
+//! The liquidations service's server (seed `004_…`).
+
+use super::super::catalog::ToolSpec;
+
+pub fn tools() -> Vec<ToolSpec> {
+    Vec::new()
+}

@@ -1,0 +1,121 @@
+//! Each seed server's tools under its own names, argument names, ranges and result fields
+//! (`../shared/seeds/`), each pointing at the implementation it shares with the others.
+
+pub mod explorer;
+pub mod liquidations;
+pub mod risk;
+pub mod sdk;
+pub mod terminal;
+
+use serde_json::Value;
+
+use super::schema::{self, integer, number, one_of, string};
+
+/// The arguments a quote of an open takes in every seed: market, side, margin, leverage.
+fn ticket(market: Value, margin_min: Option<f64>) -> Vec<(&'static str, Value)> {
+    vec![
+        ("market", market),
+        ("side", one_of("Position direction.", &["long", "short"])),
+        (
+            "marginUsd",
+            number(
+                "Margin in USD. Protocol minimum is 10.",
+                margin_min,
+                Some(10_000_000.0),
+            ),
+        ),
+        (
+            "leverage",
+            integer(
+                "Whole-number leverage, 1 up to the market maximum (1000 at launch).",
+                Some(1),
+                Some(1000),
+            ),
+        ),
+    ]
+}
+
+fn btc_eth() -> Value {
+    one_of("Market symbol.", &["BTC", "ETH"])
+}
+
+/// The browser terminal's market: any live symbol, 1 to 12 characters, case-insensitive.
+fn any_market() -> Value {
+    let mut v =
+        string("Market symbol such as BTC (case-insensitive; list_markets has the live set).");
+    v["minLength"] = 1.into();
+    v["maxLength"] = 12.into();
+    v
+}
+
+/// The output schema of a quote of an open: the SDK's fields, which the other seeds' include.
+fn quote_output(extra: &[(&str, Value)], required: &[&str]) -> serde_json::Map<String, Value> {
+    use schema::of;
+    let mut fields = vec![
+        ("market", of("string".into())),
+        ("side", of("string".into())),
+        ("entryPrice", of("number".into())),
+        ("bustPrice", of("number".into())),
+        ("bustPriceRaw", of("string".into())),
+        ("notionalUsd", of("number".into())),
+        ("notionalRaw", of("string".into())),
+        ("distanceToBustPct", of("number".into())),
+        (
+            "openValidation",
+            serde_json::json!({"type": "object", "properties": {
+                "accepted": {"type": "boolean"}, "problem": {"type": ["string", "null"]}
+            }, "required": ["accepted", "problem"]}),
+        ),
+        (
+            "scenarios",
+            serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
+                "exitPrice": {"type": "number"}, "netPnlUsd": {"type": "number"},
+                "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"}
+            }, "required": ["exitPrice", "netPnlUsd", "netPnlRaw", "liquidated"]}}),
+        ),
+    ];
+    fields.extend(extra.iter().cloned());
+    let mut req = vec![
+        "market",
+        "entryPrice",
+        "bustPrice",
+        "bustPriceRaw",
+        "notionalUsd",
+        "openValidation",
+        "scenarios",
+    ];
+    req.extend(required);
+    schema::output(&fields, &req)
+}
+
+/// The output schema of a market list.
+fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
+    use schema::of;
+    let mut fields = vec![
+        ("tradingPaused", of("boolean".into())),
+        ("indexedThroughBlock", of("integer".into())),
+        (
+            "limits",
+            serde_json::json!({"type": "object", "properties": {
+                "minMarginUsd": {"type": "number"}, "minNotionalUsd": {"type": "number"},
+                "minMarginRaw": {"type": "string"}, "minNotionalRaw": {"type": "string"}
+            }, "required": ["minMarginUsd", "minNotionalUsd", "minMarginRaw", "minNotionalRaw"]}),
+        ),
+        (
+            "markets",
+            serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
+                "symbol": {"type": "string"}, "id": {"type": "integer"},
+                "markPrice": {"type": ["number", "null"]}, "maxLeverage": {"type": "integer"},
+                "status": {"type": "string"}, "openable": {"type": "boolean"},
+                "closeOnly": {"type": "boolean"}, "paused": {"type": "boolean"},
+                "maxPositionNotionalUsd": {"type": "number"}
+            }, "required": ["symbol", "id", "markPrice", "maxLeverage", "status", "openable",
+                            "closeOnly", "paused", "maxPositionNotionalUsd"]}}),
+        ),
+    ];
+    fields.extend(extra.iter().cloned());
+    schema::output(
+        &fields,
+        &["tradingPaused", "indexedThroughBlock", "limits", "markets"],
+    )
+}

@@ -1,0 +1,48 @@
+//! The risk service's server (seed `003_…`): its free previews and status. Its paid tools only
+//! return x402 payment requirements for the hosted service's own HTTP API, which this binary
+//! does not serve, so they are left out.
+
+use super::super::catalog::{Seed, ToolSpec};
+use super::super::schema::{self, number};
+use super::super::tools::{Implementation, MarketsView, QuoteView};
+use super::{btc_eth, markets_output, quote_output, ticket};
+
+pub fn tools() -> Vec<ToolSpec> {
+    let mut estimate = ticket(btc_eth(), Some(0.01));
+    estimate.extend([
+        (
+            "exitPrice",
+            number("Exit price in USD for a single scenario.", Some(0.0), None),
+        ),
+        (
+            "exitMovePct",
+            number(
+                "Signed price move from entry in percent (0.1 is +0.1%). Alternative to exitPrice.",
+                Some(-100.0),
+                Some(100.0),
+            ),
+        ),
+    ]);
+    vec![
+        ToolSpec {
+            name: "get_markets",
+            seed: Seed::Risk,
+            title: "Markets",
+            description: "Live instruments, mark prices, open interest and caps, status and the protocol minimums.",
+            input: schema::object(&[], &[]),
+            output: markets_output(&[]),
+            open_world: true,
+            implementation: Implementation::Markets(MarketsView::Risk),
+        },
+        ToolSpec {
+            name: "preview_estimate_position",
+            seed: Seed::Risk,
+            title: "Estimate a position",
+            description: "Bust price and the relayer's limit checks for a hypothetical position at the live mark, and what a close would pay at an exit (exitPrice or exitMovePct) or at a ladder of moves. Quote only.",
+            input: schema::object(&estimate, &["market", "side", "marginUsd", "leverage"]),
+            output: quote_output(&[], &[]),
+            open_world: true,
+            implementation: Implementation::Quote(QuoteView::Risk),
+        },
+    ]
+}

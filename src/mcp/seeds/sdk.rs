@@ -1,0 +1,108 @@
+//! The SDK's server (seed `000_…`): `papertrade_*`.
+
+use serde_json::json;
+
+use super::super::catalog::{Seed, ToolSpec};
+use super::super::schema::{self, number, of, one_of};
+use super::super::tools::{Implementation, MarketsView, QuoteView};
+use super::{btc_eth, markets_output, quote_output, ticket};
+
+pub fn tools() -> Vec<ToolSpec> {
+    let mut estimate = ticket(btc_eth(), Some(0.01));
+    estimate.extend([
+        (
+            "entryPrice",
+            number("Entry price in USD. Defaults to the live mark.", Some(0.0), None),
+        ),
+        (
+            "exitPrice",
+            number("Exit price in USD for a single scenario.", Some(0.0), None),
+        ),
+        (
+            "priceMovePct",
+            number(
+                "Signed price move from entry in percent (for example 0.1 is +0.1%). Alternative to exitPrice.",
+                Some(-100.0),
+                Some(100.0),
+            ),
+        ),
+    ]);
+    vec![
+        ToolSpec {
+            name: "papertrade_markets",
+            seed: Seed::Sdk,
+            title: "Papertrade markets",
+            description: "Live Papertrade perpetual markets (BTC, ETH): current mark price, max leverage, open interest and caps in USD for each side, status, and the protocol minimums. Read-only.",
+            input: schema::object(
+                &[(
+                    "market",
+                    one_of(
+                        "Optional market symbol to return only that market.",
+                        &["BTC", "ETH"],
+                    ),
+                )],
+                &[],
+            ),
+            output: markets_output(&[]),
+            open_world: true,
+            implementation: Implementation::Markets(MarketsView::Sdk),
+        },
+        ToolSpec {
+            name: "papertrade_estimate_position",
+            seed: Seed::Sdk,
+            title: "Estimate a position (exact settlement math)",
+            description: "Quote a Papertrade position without opening it. Returns the exact bust (liquidation) price, whether the open would be accepted, and what a close would pay at a given exit: raw PnL, deadband and impact haircut, the 2% win fee, net PnL. Entry defaults to the live mark. Give exitPrice or priceMovePct for one scenario, or neither for a ladder of scenarios. Integer settlement math at the contract's scales. Quote only: nothing is opened or signed.",
+            input: schema::object(&estimate, &["market", "side", "marginUsd", "leverage"]),
+            output: quote_output(&[], &[]),
+            open_world: true,
+            implementation: Implementation::Quote(QuoteView::Sdk),
+        },
+        ToolSpec {
+            name: "papertrade_build_typed_data",
+            seed: Seed::Sdk,
+            title: "Build EIP-712 typed data (unsigned)",
+            description: "Build the exact UNSIGNED EIP-712 payload for a Papertrade intent: the right domain (note: the exchange domain name is the literal string \"String\"), types, primary type, wire-format message, EIP-712 digest and an eth_signTypedData_v4 request. Nonce and deadline default if omitted. This tool never signs, sends or submits anything: the owner signs in their own wallet.",
+            input: schema::object(
+                &[
+                    (
+                        "type",
+                        one_of(
+                            "Intent type.",
+                            &[
+                                "RegisterSessionKey",
+                                "WithdrawToCore",
+                                "Stake",
+                                "Unstake",
+                                "Claim",
+                                "OpenPosition",
+                                "Close",
+                                "CancelIntent",
+                            ],
+                        ),
+                    ),
+                    (
+                        "message",
+                        json!({
+                            "type": "object",
+                            "description": "Message fields for the type (see papertrade-sdk PAPERTRADE_TYPES). uint values may be decimal strings or numbers; addresses are 0x hex. nonce and deadline are optional.",
+                            "additionalProperties": true
+                        }),
+                    ),
+                ],
+                &["type", "message"],
+            ),
+            output: schema::output(
+                &[
+                    ("unsigned", json!({"type": "boolean", "enum": [true]})),
+                    ("primaryType", of("string".into())),
+                    ("digest", of("string".into())),
+                    ("typedData", of("object".into())),
+                    ("request", of("object".into())),
+                ],
+                &["unsigned", "primaryType", "typedData", "digest", "request"],
+            ),
+            open_world: false,
+            implementation: Implementation::TypedData,
+        },
+    ]
+}

@@ -1,0 +1,139 @@
+//! The browser terminal's server (seed `001_…`).
+
+use serde_json::json;
+
+use super::super::catalog::{Seed, ToolSpec};
+use super::super::schema::{self, of};
+use super::super::tools::{Implementation, MarketsView, QuoteView};
+use super::{any_market, markets_output, quote_output, ticket};
+
+/// The terminal's margin: greater than 0, at most 10,000,000.
+fn positive_margin(
+    mut args: Vec<(&'static str, serde_json::Value)>,
+) -> Vec<(&'static str, serde_json::Value)> {
+    for (name, v) in &mut args {
+        if *name == "marginUsd" {
+            *v = json!({"type": "number", "description": "Margin in USD, greater than 0 and at most 10,000,000.",
+                        "exclusiveMinimum": 0, "maximum": 10_000_000});
+        }
+    }
+    args
+}
+
+pub fn tools() -> Vec<ToolSpec> {
+    let open = positive_margin(ticket(any_market(), None));
+    let ladder: Vec<_> = open
+        .iter()
+        .filter(|(n, _)| *n != "leverage")
+        .cloned()
+        .collect();
+    let mut close = open.clone();
+    close.extend([
+        (
+            "entryPrice",
+            json!({"type": "number", "description": "Position entry in USD, greater than 0.", "exclusiveMinimum": 0}),
+        ),
+        (
+            "exitPrice",
+            json!({"type": "number", "description": "Hypothetical exit in USD; defaults to the current mark.", "exclusiveMinimum": 0}),
+        ),
+    ]);
+    vec![
+        ToolSpec {
+            name: "list_markets",
+            seed: Seed::Terminal,
+            title: "List markets",
+            description: "Start here to learn valid symbols. Live markets with mark, max leverage, open interest and caps in USD, and paused state, plus the relayer's accepted actions and the protocol minimums.",
+            input: schema::object(&[], &[]),
+            output: markets_output(&[("acceptedActions", of("array".into()))]),
+            open_world: true,
+            implementation: Implementation::Markets(MarketsView::Terminal),
+        },
+        ToolSpec {
+            name: "quote_open_position",
+            seed: Seed::Terminal,
+            title: "Quote an open position",
+            description: "Exact pre-trade quote at the current mark: notional, bust price and its distance, whether the relayer would accept the order (valid, invalidReason), and a close ladder of net PnL at favourable and adverse moves. Quote only: nothing is placed.",
+            input: schema::object(&open, &["market", "side", "marginUsd", "leverage"]),
+            output: quote_output(
+                &[
+                    ("bustDistancePct", of("number".into())),
+                    ("valid", of("boolean".into())),
+                    ("invalidReason", of(json!(["string", "null"]))),
+                    ("ladder", of("array".into())),
+                ],
+                &["bustDistancePct", "valid", "invalidReason", "ladder"],
+            ),
+            open_world: true,
+            implementation: Implementation::Quote(QuoteView::Terminal),
+        },
+        ToolSpec {
+            name: "quote_leverage_ladder",
+            seed: Seed::Terminal,
+            title: "Quote the leverage ladder",
+            description: "Bust price, its distance and the relayer's verdict at every leverage step (1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000 below the market maximum, and the maximum itself) for one margin at the current mark.",
+            input: schema::object(&ladder, &["market", "side", "marginUsd"]),
+            output: schema::output(
+                &[
+                    ("market", of("string".into())),
+                    ("side", of("string".into())),
+                    ("marginUsd", of("number".into())),
+                    ("markPrice", of(json!(["number", "null"]))),
+                    (
+                        "steps",
+                        json!({"type": "array", "items": {"type": "object", "properties": {
+                            "leverage": {"type": "integer"}, "notionalUsd": {"type": "number"},
+                            "bustPrice": {"type": "number"}, "bustPriceRaw": {"type": "string"},
+                            "bustDistancePct": {"type": "number"}, "valid": {"type": "boolean"},
+                            "invalidReason": {"type": ["string", "null"]}
+                        }, "required": ["leverage", "notionalUsd", "bustPrice", "bustPriceRaw",
+                                        "bustDistancePct", "valid", "invalidReason"]}}),
+                    ),
+                ],
+                &["market", "side", "marginUsd", "markPrice", "steps"],
+            ),
+            open_world: true,
+            implementation: Implementation::Ladder,
+        },
+        ToolSpec {
+            name: "quote_close_position",
+            seed: Seed::Terminal,
+            title: "Quote closing a position",
+            description: "What closing a position pays at an exit (default: the current mark) after the deadband, the impact haircut and the 2% win fee: raw, adjusted and net PnL, the kept fraction and whether it is liquidated.",
+            input: schema::object(
+                &close,
+                &["market", "side", "entryPrice", "marginUsd", "leverage"],
+            ),
+            output: schema::output(
+                &[
+                    ("market", of("string".into())),
+                    ("exitPrice", of("number".into())),
+                    ("rawPnlUsd", of("number".into())),
+                    ("adjustedPnlUsd", of("number".into())),
+                    ("winFeeUsd", of("number".into())),
+                    ("netPnlUsd", of("number".into())),
+                    ("netPnlRaw", of("string".into())),
+                    ("keptFraction", of(json!(["number", "null"]))),
+                    ("liquidated", of("boolean".into())),
+                    ("payoutUsd", of("number".into())),
+                    ("payoutRaw", of("string".into())),
+                ],
+                &[
+                    "market",
+                    "exitPrice",
+                    "rawPnlUsd",
+                    "adjustedPnlUsd",
+                    "winFeeUsd",
+                    "netPnlUsd",
+                    "netPnlRaw",
+                    "keptFraction",
+                    "liquidated",
+                    "payoutUsd",
+                    "payoutRaw",
+                ],
+            ),
+            open_world: true,
+            implementation: Implementation::CloseQuote,
+        },
+    ]
+}

@@ -1,0 +1,111 @@
+//! The tools' implementations, one per thing they do: where two seeds' tools do the same thing
+//! (three quote an open, three list markets) they share one, and only the arguments' names and a
+//! few result names differ. Each answers from `report`, the code behind the `--json` commands.
+
+mod markets;
+mod quote;
+mod typed_data;
+
+use serde_json::{Map, Value};
+
+use crate::client::ExchangeHttp;
+use crate::protocol::order::Deadlines;
+use crate::report::ReportError;
+
+pub use markets::MarketsView;
+pub use quote::QuoteView;
+
+/// What every tool reads with.
+#[derive(Clone)]
+pub struct Reads {
+    pub http: ExchangeHttp,
+    /// How long an intent built by `build_typed_data` stays valid when the caller gives no deadline.
+    pub deadlines: Deadlines,
+}
+
+/// What a tool does; the catalog names it per seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Implementation {
+    Markets(MarketsView),
+    Quote(QuoteView),
+    Ladder,
+    CloseQuote,
+    TypedData,
+}
+
+/// A tool's result: a short text for the model and the structured data for programs.
+#[derive(Debug)]
+pub struct Answer {
+    pub text: String,
+    pub value: Value,
+}
+
+/// Why a tool could not answer, worded for the model that called it.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl Implementation {
+    pub async fn call(self, reads: &Reads, args: &Map<String, Value>) -> Result<Answer, Failure> {
+        let a = Args(args);
+        match self {
+            Implementation::Markets(view) => markets::markets(reads, view, &a).await,
+            Implementation::Quote(view) => quote::quote(reads, view, &a).await,
+            Implementation::Ladder => quote::ladder(reads, &a).await,
+            Implementation::CloseQuote => quote::close_quote(reads, &a).await,
+            Implementation::TypedData => typed_data::typed_data(reads, &a),
+        }
+    }
+}
+
+/// A call's arguments, already checked against the tool's input schema.
+struct Args<'a>(&'a Map<String, Value>);
+
+impl Args<'_> {
+    /// A string argument, or a number's exact decimal text (JSON numbers keep their digits here,
+    /// so `0.1` reaches the decimal parsers as `0.1`, never as a binary float).
+    fn text(&self, name: &str) -> Option<String> {
+        match self.0.get(name)? {
+            Value::String(s) => Some(s.clone()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Bool(b) => Some(b.to_string()),
+            _ => None,
+        }
+    }
+
+    fn flag(&self, name: &str) -> Option<bool> {
+        self.0.get(name).and_then(Value::as_bool)
+    }
+
+    fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+}
+
+impl Failure {
+    /// A report's failure in the tool's own words: `renames` maps the commands' field names
+    /// (`margin`) to this tool's argument names (`marginUsd`).
+    fn from_report(e: ReportError, renames: &[(&str, &str)]) -> Self {
+        match e {
+            ReportError::Input { field, message } => {
+                let name = renames
+                    .iter()
+                    .find(|(from, _)| *from == field)
+                    .map_or(field.as_str(), |(_, to)| to);
+                Failure(format!(
+                    "Invalid argument {name}: {message}. Fix it and call the tool again; nothing was done."
+                ))
+            }
+            ReportError::Network(m) | ReportError::Malformed(m) => Failure(format!(
+                "The exchange could not be read: {}. It may be down or slow: try again in a minute. Nothing was done.",
+                crate::text::sanitize_line(&m, 300)
+            )),
+        }
+    }
+}
+
+/// The commands' field names as the quote tools spell them.
+const QUOTE_RENAMES: &[(&str, &str)] = &[
+    ("margin", "marginUsd"),
+    ("entry", "entryPrice"),
+    ("exit", "exitPrice"),
+];

@@ -1,0 +1,210 @@
+//! Quoting an open (three seeds' tools), the leverage ladder and a close: `report::quote`.
+
+use serde_json::{Value, json};
+
+use crate::report::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
+
+use super::{Answer, Args, Failure, QUOTE_RENAMES, Reads};
+
+/// Which seed's quote tool: the same quote, named as each seed names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuoteView {
+    /// `papertrade_estimate_position`: optional entryPrice, exitPrice or priceMovePct.
+    Sdk,
+    /// `quote_open_position`: at the mark, with the six-step `ladder` and its names.
+    Terminal,
+    /// `preview_estimate_position`: optional exitPrice or exitMovePct.
+    Risk,
+}
+
+impl QuoteView {
+    fn move_name(self) -> &'static str {
+        match self {
+            QuoteView::Risk => "exitMovePct",
+            _ => "priceMovePct",
+        }
+    }
+}
+
+struct Owned {
+    market: String,
+    side: String,
+    margin: String,
+}
+
+fn ticket_args(a: &Args) -> Owned {
+    Owned {
+        market: a.text("market").unwrap_or_default(),
+        side: a.text("side").unwrap_or_default(),
+        margin: a.text("marginUsd").unwrap_or_default(),
+    }
+}
+
+impl Owned {
+    fn ticket(&self) -> Ticket<'_> {
+        Ticket {
+            market: &self.market,
+            side: &self.side,
+            margin: &self.margin,
+        }
+    }
+}
+
+fn side_word(v: &Value) -> String {
+    v["side"].as_str().unwrap_or("").to_uppercase()
+}
+
+pub(super) async fn quote(reads: &Reads, view: QuoteView, a: &Args<'_>) -> Result<Answer, Failure> {
+    let t = ticket_args(a);
+    let leverage = a.text("leverage").unwrap_or_default();
+    let entry = a.text("entryPrice");
+    let exit = a.text("exitPrice");
+    let move_pct = a.text(view.move_name());
+    if exit.is_some() && move_pct.is_some() {
+        return Err(Failure(format!(
+            "Invalid arguments: give exitPrice or {}, not both. Nothing was done.",
+            view.move_name()
+        )));
+    }
+    let renames = [QUOTE_RENAMES, &[("move", view.move_name())]].concat();
+    let fail = |e| Failure::from_report(e, &renames);
+    let data = report::market_data(&reads.http, false, &t.market)
+        .await
+        .map_err(fail)?;
+    let ask = QuoteAsk {
+        leverage: &leverage,
+        entry: entry.as_deref(),
+        exit: exit.as_deref(),
+        move_pct: move_pct.as_deref(),
+    };
+    let q = report::quote(&data, &t.ticket(), &ask).map_err(fail)?;
+    let mut value = q.json();
+    if view == QuoteView::Terminal {
+        terminal_names(&mut value);
+    }
+    let accepted = value["openValidation"]["accepted"] == json!(true);
+    let text = format!(
+        "{} {} {}x with ${} margin: notional ${}, entry {} ({}), bust {} ({}% away). {} Quote only: nothing was opened or signed.",
+        side_word(&value),
+        value["market"].as_str().unwrap_or(""),
+        value["leverage"],
+        value["marginUsd"],
+        value["notionalUsd"],
+        value["entryPrice"],
+        q.entry_source,
+        value["bustPrice"],
+        value["distanceToBustPct"],
+        if accepted {
+            "The relayer would accept this open.".to_string()
+        } else {
+            format!(
+                "The relayer would REFUSE this open: {}.",
+                value["openValidation"]["problem"].as_str().unwrap_or("")
+            )
+        },
+    );
+    Ok(Answer { text, value })
+}
+
+/// The browser terminal's names for the same figures: `bustDistancePct`, `valid`,
+/// `invalidReason` and the close `ladder`.
+fn terminal_names(v: &mut Value) {
+    let ladder: Vec<Value> = v["scenarios"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|s| {
+            json!({
+                "priceMovePct": s["priceMovePct"],
+                "exitPrice": s["exitPrice"],
+                "exitPriceRaw": s["exitPriceRaw"],
+                "netPnlUsd": s["netPnlUsd"],
+                "netPnlRaw": s["netPnlRaw"],
+                "liquidated": s["liquidated"],
+            })
+        })
+        .collect();
+    let extra = json!({
+        "bustDistancePct": v["distanceToBustPct"],
+        "valid": v["openValidation"]["accepted"],
+        "invalidReason": v["openValidation"]["problem"],
+        "ladder": ladder,
+    });
+    if let (Value::Object(o), Value::Object(e)) = (v, extra) {
+        o.extend(e);
+    }
+}
+
+pub(super) async fn ladder(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
+    let t = ticket_args(a);
+    let fail = |e| Failure::from_report(e, QUOTE_RENAMES);
+    let data = report::market_data(&reads.http, false, &t.market)
+        .await
+        .map_err(fail)?;
+    let l = report::ladder(&data, &t.ticket(), None).map_err(fail)?;
+    let value = l.json();
+    let steps = value["steps"].as_array().cloned().unwrap_or_default();
+    let valid: Vec<String> = steps
+        .iter()
+        .filter(|s| s["valid"] == json!(true))
+        .map(|s| format!("{}x", s["leverage"]))
+        .collect();
+    let text = format!(
+        "{} {} with ${} margin at entry {}: {} leverage steps, valid at {}. Each step's bust price is in steps[]. Quote only.",
+        side_word(&value),
+        value["market"].as_str().unwrap_or(""),
+        value["marginUsd"],
+        value["entryPrice"],
+        steps.len(),
+        if valid.is_empty() {
+            "none".to_string()
+        } else {
+            valid.join(", ")
+        },
+    );
+    Ok(Answer { text, value })
+}
+
+pub(super) async fn close_quote(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
+    let t = ticket_args(a);
+    let leverage = a.text("leverage").unwrap_or_default();
+    let entry = a.text("entryPrice").unwrap_or_default();
+    let exit = a.text("exitPrice");
+    let fail = |e| Failure::from_report(e, QUOTE_RENAMES);
+    let data = report::market_data(&reads.http, false, &t.market)
+        .await
+        .map_err(fail)?;
+    let ask = CloseAsk {
+        leverage: &leverage,
+        entry: &entry,
+        exit: exit.as_deref(),
+    };
+    let c = report::close_quote(&data, &t.ticket(), &ask).map_err(fail)?;
+    let value = c.json();
+    let text = if c.scenario.liquidated {
+        format!(
+            "{} {} {}x closed at {} ({}): at or beyond the bust price {}, the position is liquidated and pays nothing.",
+            side_word(&value),
+            value["market"].as_str().unwrap_or(""),
+            value["leverage"],
+            value["exitPrice"],
+            c.exit_source,
+            value["bustPrice"],
+        )
+    } else {
+        format!(
+            "{} {} {}x closed at {} ({}): raw PnL ${}, after deadband and impact ${}, win fee ${}, net ${}; pays ${}. Quote only.",
+            side_word(&value),
+            value["market"].as_str().unwrap_or(""),
+            value["leverage"],
+            value["exitPrice"],
+            c.exit_source,
+            value["rawPnlUsd"],
+            value["adjustedPnlUsd"],
+            value["winFeeUsd"],
+            value["netPnlUsd"],
+            value["payoutUsd"],
+        )
+    };
+    Ok(Answer { text, value })
+}

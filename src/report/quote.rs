@@ -1,0 +1,395 @@
+//! `quote`, `ladder` and `close-quote` (and the assistant tools that quote): pre-trade numbers,
+//! exactly as the protocol settles them. The inputs are text, as typed or as a tool argument's
+//! decimal, and are validated before any network access.
+
+use serde_json::{Value, json};
+
+use crate::client::ExchangeHttp;
+use crate::client::market_data::MarketData;
+use crate::protocol::math::{Capacity, OpenRejection, check_open, open_capacity};
+use crate::protocol::trading::Instrument;
+use crate::protocol::units::{WAD, price_json, signed, wad_json};
+use crate::quote::{
+    Position, Scenario, exit_from_move, fraction_json, ladder_leverages, percent_json,
+};
+
+use super::{ReportError, input};
+
+/// The market, side and margin every quote starts from.
+#[derive(Debug, Clone, Copy)]
+pub struct Ticket<'a> {
+    pub market: &'a str,
+    pub side: &'a str,
+    pub margin: &'a str,
+}
+
+/// The parsed common inputs.
+struct Parsed {
+    is_long: bool,
+    margin: u128,
+}
+
+fn parse(t: &Ticket) -> Result<Parsed, ReportError> {
+    Ok(Parsed {
+        is_long: input::side(t.side)?,
+        margin: input::margin(t.margin)?,
+    })
+}
+
+/// The market data a quote of `market` reads: live, or the shipped launch parameters.
+pub async fn market_data(
+    http: &ExchangeHttp,
+    offline: bool,
+    market: &str,
+) -> Result<MarketData, ReportError> {
+    if offline {
+        Ok(MarketData::offline())
+    } else {
+        Ok(MarketData::live(http, Some(market)).await?)
+    }
+}
+
+/// The entry: the given price, else the live mark. Returns (raw, source label).
+fn entry(
+    data: &MarketData,
+    market: &Instrument,
+    given: Option<&str>,
+) -> Result<(u64, &'static str), ReportError> {
+    if let Some(text) = given {
+        return Ok((input::price("entry", text, market)?, "given"));
+    }
+    if data.is_offline() {
+        return Err(ReportError::input(
+            "entry",
+            "is required with --offline (there is no live mark)",
+        ));
+    }
+    data.mark(market).map(|m| (m, "live mark")).map_err(|e| {
+        ReportError::Network(format!(
+            "no live mark for {}: {e} (pass --entry to quote anyway)",
+            market.symbol
+        ))
+    })
+}
+
+fn usd_json(wad: i128) -> Value {
+    wad_json(wad, 2)
+}
+
+fn validation_json(result: &Result<(), OpenRejection>) -> Value {
+    match result {
+        Ok(()) => json!({"accepted": true, "problem": null, "code": null}),
+        Err(r) => json!({"accepted": false, "problem": r.to_string(), "code": r.code()}),
+    }
+}
+
+fn scenario_json(p: &Position, s: &Scenario) -> Value {
+    let scale = p.market.price_scale;
+    let net = s.net_pnl(p.margin);
+    let movement = i128::from(s.exit) - i128::from(p.entry);
+    json!({
+        "exitPrice": price_json(s.exit, scale),
+        "exitPriceRaw": s.exit.to_string(),
+        "priceMovePct": percent_json(movement, u128::from(p.entry), 4),
+        "rawPnlUsd": usd_json(s.gross_pnl),
+        "rawPnlRaw": s.gross_pnl.to_string(),
+        "settlementExitPrice": price_json(s.valuation.exit, scale),
+        "settlementExitPriceRaw": s.valuation.exit.to_string(),
+        "settlementRawPnlUsd": usd_json(s.valuation.raw_pnl),
+        "settlementRawPnlRaw": s.valuation.raw_pnl.to_string(),
+        "impactKeptFraction": keep_json(s),
+        "adjustedPnlUsd": usd_json(s.adjusted_pnl(p.margin)),
+        "adjustedPnlRaw": s.adjusted_pnl(p.margin).to_string(),
+        "winFeeUsd": usd_json(signed(s.win_fee())),
+        "winFeeRaw": s.win_fee().to_string(),
+        "netPnlUsd": usd_json(net),
+        "netPnlRaw": net.to_string(),
+        "netReturnOnMarginPct": percent_json(net, p.margin, 1),
+        "keptFractionOfRawGain": (s.gross_pnl > 0).then(|| fraction_json(net, s.gross_pnl as u128, 4)),
+        "liquidated": s.liquidated,
+    })
+}
+
+/// The impact haircut's kept fraction on a win; null for losses, flat exits and liquidations.
+fn keep_json(s: &Scenario) -> Value {
+    match s.valuation.keep {
+        Some(k) if !s.liquidated => fraction_json(signed(k), WAD, 4),
+        _ => Value::Null,
+    }
+}
+
+/// What `quote` asks beyond the ticket.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QuoteAsk<'a> {
+    pub leverage: &'a str,
+    pub entry: Option<&'a str>,
+    pub exit: Option<&'a str>,
+    pub move_pct: Option<&'a str>,
+}
+
+/// An open, quoted: bust, the relayer's checks, capacity and a close at each exit.
+pub struct Quote<'a> {
+    pub data: &'a MarketData,
+    pub position: Position<'a>,
+    pub entry_source: &'static str,
+    pub live_mark: Option<u64>,
+    pub validation: Result<(), OpenRejection>,
+    pub capacity: Capacity,
+    pub fee: u128,
+    pub scenarios: Vec<Scenario>,
+}
+
+pub fn quote<'a>(data: &'a MarketData, t: &Ticket, a: &QuoteAsk) -> Result<Quote<'a>, ReportError> {
+    let i = parse(t)?;
+    let leverage = input::leverage(a.leverage)?;
+    let state = &data.state;
+    let market = input::market(state, t.market)?;
+    let (entry, entry_source) = entry(data, market, a.entry)?;
+    let position = Position {
+        market,
+        is_long: i.is_long,
+        margin: i.margin,
+        leverage,
+        entry,
+    };
+    let exits = match (a.exit, a.move_pct) {
+        (Some(text), _) => vec![input::price("exit", text, market)?],
+        (None, Some(pct)) => {
+            vec![
+                exit_from_move(entry, pct)
+                    .map_err(|e| ReportError::input("move", e.to_string()))?,
+            ]
+        }
+        (None, None) => position.default_exits(),
+    };
+    let live_mark = data.mark(market).ok();
+    // The open-interest cap is priced at the live mark; offline, at the given entry.
+    let oi_price = live_mark.or(Some(entry));
+    let check = position.open_check(state, oi_price, None);
+    let fee = state.win_fee_rate();
+    Ok(Quote {
+        data,
+        validation: check_open(&check),
+        capacity: open_capacity(&check),
+        scenarios: exits.iter().map(|x| position.scenario(fee, *x)).collect(),
+        position,
+        entry_source,
+        live_mark,
+        fee,
+    })
+}
+
+impl Quote<'_> {
+    pub fn json(&self) -> Value {
+        let p = &self.position;
+        let market = p.market;
+        let bust = p.bust();
+        json!({
+            "market": market.symbol,
+            "side": input::side_label(p.is_long),
+            "marginUsd": wad_json(signed(p.margin), 6),
+            "marginRaw": p.margin.to_string(),
+            "leverage": p.leverage,
+            "notionalUsd": usd_json(signed(p.notional())),
+            "notionalRaw": p.notional().to_string(),
+            "entryPrice": price_json(p.entry, market.price_scale),
+            "entryPriceRaw": p.entry.to_string(),
+            "entrySource": self.entry_source,
+            "markPrice": self.live_mark.map(|m| price_json(m, market.price_scale)),
+            "bustPrice": price_json(bust, market.price_scale),
+            "bustPriceRaw": bust.to_string(),
+            "distanceToBustPct": percent_json(i128::from(p.entry.abs_diff(bust)), u128::from(p.entry), 4),
+            "openValidation": validation_json(&self.validation),
+            "capacity": {
+                "maxMarginUsd": usd_json(signed(self.capacity.max_margin)),
+                "maxMarginRaw": self.capacity.max_margin.to_string(),
+                "limitedBy": self.capacity.limit.label(),
+            },
+            "winFeeRateRaw": self.fee.to_string(),
+            "parameters": self.data.parameters_json(),
+            "scenarios": self.scenarios.iter().map(|s| scenario_json(p, s)).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// Bust, distance and the relayer's checks at every leverage step for one margin.
+pub struct Ladder<'a> {
+    pub data: &'a MarketData,
+    pub market: &'a Instrument,
+    pub is_long: bool,
+    pub margin: u128,
+    pub entry: u64,
+    pub entry_source: &'static str,
+    pub live_mark: Option<u64>,
+    pub steps: Vec<(Position<'a>, Result<(), OpenRejection>)>,
+}
+
+pub fn ladder<'a>(
+    data: &'a MarketData,
+    t: &Ticket,
+    entry_text: Option<&str>,
+) -> Result<Ladder<'a>, ReportError> {
+    let i = parse(t)?;
+    let state = &data.state;
+    let market = input::market(state, t.market)?;
+    let (entry, entry_source) = entry(data, market, entry_text)?;
+    let live_mark = data.mark(market).ok();
+    let oi_price = live_mark.or(Some(entry));
+    let steps = ladder_leverages(state.leverage_ceiling(market))
+        .into_iter()
+        .map(|leverage| {
+            let p = Position {
+                market,
+                is_long: i.is_long,
+                margin: i.margin,
+                leverage,
+                entry,
+            };
+            let v = p.validate(state, oi_price, None);
+            (p, v)
+        })
+        .collect();
+    Ok(Ladder {
+        data,
+        market,
+        is_long: i.is_long,
+        margin: i.margin,
+        entry,
+        entry_source,
+        live_mark,
+        steps,
+    })
+}
+
+impl Ladder<'_> {
+    pub fn json(&self) -> Value {
+        let (market, entry) = (self.market, self.entry);
+        let steps: Vec<Value> = self
+            .steps
+            .iter()
+            .map(|(p, v)| {
+                let bust = p.bust();
+                json!({
+                    "leverage": p.leverage,
+                    "notionalUsd": usd_json(signed(p.notional())),
+                    "notionalRaw": p.notional().to_string(),
+                    "bustPrice": price_json(bust, market.price_scale),
+                    "bustPriceRaw": bust.to_string(),
+                    "bustDistancePct": percent_json(i128::from(entry.abs_diff(bust)), u128::from(entry), 4),
+                    "valid": v.is_ok(),
+                    "invalidReason": v.as_ref().err().map(ToString::to_string),
+                    "invalidCode": v.as_ref().err().map(OpenRejection::code),
+                })
+            })
+            .collect();
+        json!({
+            "market": market.symbol,
+            "side": input::side_label(self.is_long),
+            "marginUsd": wad_json(signed(self.margin), 6),
+            "marginRaw": self.margin.to_string(),
+            "markPrice": self.live_mark.map(|m| price_json(m, market.price_scale)),
+            "entryPrice": price_json(entry, market.price_scale),
+            "entryPriceRaw": entry.to_string(),
+            "entrySource": self.entry_source,
+            "parameters": self.data.parameters_json(),
+            "steps": steps,
+        })
+    }
+}
+
+/// What `close-quote` asks beyond the ticket.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CloseAsk<'a> {
+    pub leverage: &'a str,
+    pub entry: &'a str,
+    pub exit: Option<&'a str>,
+}
+
+/// What closing a position pays at one exit.
+pub struct CloseQuote<'a> {
+    pub data: &'a MarketData,
+    pub position: Position<'a>,
+    pub exit_source: &'static str,
+    pub scenario: Scenario,
+    /// What the close pays back: margin plus net PnL, nothing when liquidated.
+    pub payout: i128,
+}
+
+pub fn close_quote<'a>(
+    data: &'a MarketData,
+    t: &Ticket,
+    a: &CloseAsk,
+) -> Result<CloseQuote<'a>, ReportError> {
+    let i = parse(t)?;
+    let leverage = input::leverage(a.leverage)?;
+    let market = input::market(&data.state, t.market)?;
+    let entry = input::price("entry", a.entry, market)?;
+    let (exit, exit_source) = match a.exit {
+        Some(text) => (input::price("exit", text, market)?, "given"),
+        None if data.is_offline() => {
+            return Err(ReportError::input(
+                "exit",
+                "is required with --offline (there is no live mark)",
+            ));
+        }
+        None => (
+            data.mark(market).map_err(|e| {
+                ReportError::Network(format!(
+                    "no live mark for {}: {e} (pass --exit)",
+                    market.symbol
+                ))
+            })?,
+            "live mark",
+        ),
+    };
+    let position = Position {
+        market,
+        is_long: i.is_long,
+        margin: i.margin,
+        leverage,
+        entry,
+    };
+    let scenario = position.scenario(data.state.win_fee_rate(), exit);
+    let net = scenario.net_pnl(position.margin);
+    let payout = if scenario.liquidated {
+        0
+    } else {
+        (signed(position.margin) + net).max(0)
+    };
+    Ok(CloseQuote {
+        data,
+        position,
+        exit_source,
+        scenario,
+        payout,
+    })
+}
+
+impl CloseQuote<'_> {
+    pub fn json(&self) -> Value {
+        let p = &self.position;
+        let market = p.market;
+        let bust = p.bust();
+        let mut body = json!({
+            "market": market.symbol,
+            "side": input::side_label(p.is_long),
+            "marginUsd": wad_json(signed(p.margin), 6),
+            "marginRaw": p.margin.to_string(),
+            "leverage": p.leverage,
+            "entryPrice": price_json(p.entry, market.price_scale),
+            "entryPriceRaw": p.entry.to_string(),
+            "exitSource": self.exit_source,
+            "bustPrice": price_json(bust, market.price_scale),
+            "bustPriceRaw": bust.to_string(),
+        });
+        let obj = body.as_object_mut().expect("object");
+        if let Value::Object(scenario) = scenario_json(p, &self.scenario) {
+            obj.extend(scenario);
+        }
+        obj.insert("keptFraction".into(), keep_json(&self.scenario));
+        obj.insert("payoutUsd".into(), usd_json(self.payout));
+        obj.insert("payoutRaw".into(), json!(self.payout.to_string()));
+        obj.insert("parameters".into(), self.data.parameters_json());
+        body
+    }
+}

@@ -1,0 +1,695 @@
+//! `papertrade-tui mcp` with an MCP client (the SDK's client side): in process over a duplex
+//! pipe and as the real binary over stdio, against the simulator. Every listed tool is called;
+//! each `structuredContent` is validated against its `outputSchema` by an independent JSON
+//! Schema validator; figures are checked against the SDK seed's published result, the signing
+//! vectors and the engine's own state.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use papertrade_tui::client::{ExchangeHttp, HttpConfig};
+use papertrade_tui::mcp::{Reads, Seed, Server};
+use papertrade_tui::protocol::order::Deadlines;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, ErrorCode, ProtocolVersion, Tool,
+};
+use rmcp::service::RunningService;
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::{Map, Value, json};
+
+use crate::simkit::Sim;
+use crate::support;
+
+#[derive(Debug, Clone)]
+struct Client {
+    version: ProtocolVersion,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        let mut info = ClientConfig::default();
+        info.protocol_version = self.version.clone();
+        info
+    }
+}
+
+/// The SDK seed's example, frozen: BTC at 82,800.3.
+async fn sim_at_seed_price() -> Sim {
+    let sim = Sim::manual().await;
+    sim.pin("BTC", "82800.3").await;
+    sim
+}
+
+fn reads(sim: &Sim) -> Reads {
+    Reads {
+        http: ExchangeHttp::new(
+            &sim.server.base_url(),
+            &sim.server.info_url(),
+            HttpConfig::default(),
+        ),
+        deadlines: Deadlines::default(),
+    }
+}
+
+async fn connect(server: Server, version: ProtocolVersion) -> RunningService<RoleClient, Client> {
+    let (server_side, client_side) = tokio::io::duplex(1 << 16);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    Client { version }.serve(client_side).await.unwrap()
+}
+
+fn args(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => unreachable!(),
+    }
+}
+
+async fn call(client: &RunningService<RoleClient, Client>, name: &str, a: Value) -> CallToolResult {
+    client
+        .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args(a)))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// A normal result: not an error, a short text, and the structured content the tool's output
+/// schema accepts.
+fn structured(tool: &Tool, r: &CallToolResult) -> Value {
+    let text = r
+        .content
+        .first()
+        .and_then(|c| c.as_text())
+        .map(|t| t.text.clone())
+        .unwrap_or_default();
+    assert_ne!(r.is_error, Some(true), "{}: {text}", tool.name);
+    assert!(
+        !text.is_empty() && text.len() < 2000 && !text.starts_with('{'),
+        "{}: {text}",
+        tool.name
+    );
+    let value = r.structured_content.clone().expect("structuredContent");
+    let schema = Value::Object((*tool.output_schema.clone().expect("outputSchema")).clone());
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&value)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{}: {errors:?}\n{value:#}", tool.name);
+    value
+}
+
+fn error_text(r: &CallToolResult) -> String {
+    assert_eq!(r.is_error, Some(true), "{:?}", r.structured_content);
+    r.content[0].as_text().unwrap().text.clone()
+}
+
+/// The signing vectors' intents, each with the digest the reference implementation computed.
+fn vectors() -> Vec<(String, Value, String)> {
+    let text = std::fs::read_to_string("../shared/vectors/signing-and-math.json")
+        .or_else(|_| std::fs::read_to_string("/work/shared/vectors/signing-and-math.json"))
+        .unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    v["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["domain"] == "exchange" || c["domain"] == "staking")
+        .filter_map(|c| {
+            Some((
+                c["primaryType"].as_str()?.to_string(),
+                c["message"].clone(),
+                c["digest"].as_str()?.to_string(),
+            ))
+        })
+        .collect()
+}
+
+/// One call per tool, by name: every tool the server lists must be here.
+fn calls() -> Vec<(&'static str, Value)> {
+    vec![
+        ("papertrade_markets", json!({})),
+        ("papertrade_markets", json!({"market": "ETH"})),
+        (
+            "papertrade_estimate_position",
+            json!({"market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500, "priceMovePct": 0.1}),
+        ),
+        (
+            "papertrade_estimate_position",
+            json!({"market": "ETH", "side": "short", "marginUsd": 20, "leverage": 5}),
+        ),
+        (
+            "papertrade_build_typed_data",
+            json!({"type": "Close", "message": {"user": "0x14791697260e4c9a71f18484c9f997b308e59325", "positionIds": ["400013"]}}),
+        ),
+        ("list_markets", json!({})),
+        (
+            "quote_open_position",
+            json!({"market": "btc", "side": "long", "marginUsd": 50, "leverage": 10}),
+        ),
+        (
+            "quote_leverage_ladder",
+            json!({"market": "ETH", "side": "short", "marginUsd": 25}),
+        ),
+        (
+            "quote_close_position",
+            json!({"market": "BTC", "side": "long", "entryPrice": 82800.3, "exitPrice": 82883.1, "marginUsd": 100, "leverage": 500}),
+        ),
+        (
+            "quote_close_position",
+            json!({"market": "BTC", "side": "short", "entryPrice": 82000, "marginUsd": 100, "leverage": 100}),
+        ),
+        ("get_markets", json!({})),
+        (
+            "preview_estimate_position",
+            json!({"market": "ETH", "side": "short", "marginUsd": 20, "leverage": 50, "exitMovePct": -1}),
+        ),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact() {
+    let sim = sim_at_seed_price().await;
+    let client = connect(Server::new(reads(&sim), &[]), ProtocolVersion::V_2025_06_18).await;
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.protocol_version, ProtocolVersion::V_2025_06_18);
+    let instructions = info.instructions.clone().unwrap();
+    assert!(instructions.contains("untrusted data"), "{instructions}");
+    assert!(instructions.contains("No tool signs"), "{instructions}");
+
+    let tools = client.list_all_tools().await.unwrap();
+    let calls = calls();
+    for tool in &tools {
+        let a = tool.annotations.clone().unwrap();
+        assert_eq!(a.read_only_hint, Some(true), "{}", tool.name);
+        assert_eq!(a.destructive_hint, Some(false), "{}", tool.name);
+        assert_eq!(a.idempotent_hint, Some(true), "{}", tool.name);
+        assert!(a.open_world_hint.is_some(), "{}", tool.name);
+        assert_eq!(
+            tool.input_schema["additionalProperties"], false,
+            "{}",
+            tool.name
+        );
+        let out = tool.output_schema.clone().unwrap();
+        assert_eq!(out["type"], "object", "{}", tool.name);
+        // Both schemas are valid JSON Schema.
+        jsonschema::validator_for(&Value::Object((*tool.input_schema).clone())).unwrap();
+        assert!(
+            calls.iter().any(|(n, _)| *n == tool.name),
+            "{} is listed but not called here",
+            tool.name
+        );
+    }
+    let mut results: Vec<(&str, Value)> = Vec::new();
+    for (name, a) in calls {
+        let tool = tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap_or_else(|| panic!("{name} is not listed"));
+        // What the server enforces is what it advertises.
+        let input =
+            jsonschema::validator_for(&Value::Object((*tool.input_schema).clone())).unwrap();
+        assert!(input.is_valid(&a), "{name}: {a}");
+        let r = call(&client, name, a).await;
+        results.push((name, structured(tool, &r)));
+    }
+    let get = |name: &str, i: usize| {
+        results
+            .iter()
+            .filter(|(n, _)| *n == name)
+            .nth(i)
+            .unwrap()
+            .1
+            .clone()
+    };
+
+    // The SDK seed's published result for this quote (BTC at 82,800.3).
+    let e = get("papertrade_estimate_position", 0);
+    assert_eq!(e["entryPrice"], 82800.3);
+    assert_eq!(e["entrySource"], "live mark");
+    assert_eq!(e["notionalUsd"], 50000.0);
+    assert_eq!(e["bustPrice"], 82674.0);
+    assert_eq!(e["bustPriceRaw"], "826740");
+    assert_eq!(e["distanceToBustPct"], 0.1525);
+    assert_eq!(e["openValidation"]["accepted"], true);
+    let s = &e["scenarios"][0];
+    assert_eq!(e["scenarios"].as_array().unwrap().len(), 1);
+    assert_eq!(s["exitPrice"], 82883.1);
+    assert_eq!(s["rawPnlUsd"], 50.0);
+    assert_eq!(s["adjustedPnlUsd"], 36.99);
+    assert_eq!(s["winFeeUsd"], 0.74);
+    assert_eq!(s["netPnlUsd"], 36.25);
+    assert_eq!(s["keptFractionOfRawGain"], 0.7249);
+    assert_eq!(s["liquidated"], false);
+    // The same close quoted by the terminal's tool.
+    let c = get("quote_close_position", 0);
+    assert_eq!(c["exitSource"], "given");
+    let f = |k: &str| c[k].as_f64().unwrap();
+    assert_eq!(
+        (
+            f("rawPnlUsd"),
+            f("adjustedPnlUsd"),
+            f("winFeeUsd"),
+            f("netPnlUsd")
+        ),
+        (50.0, 36.99, 0.74, 36.25)
+    );
+    assert_eq!(c["payoutUsd"], 136.25);
+    // Exit defaulted to the live mark: the engine's.
+    let mark = sim.server.shared.with_engine(|e| e.mark(0).unwrap());
+    assert_eq!(mark, 828_003);
+    assert_eq!(
+        get("quote_close_position", 1)["exitPriceRaw"],
+        mark.to_string()
+    );
+
+    // Markets: the engine's marks and minimums; the filter returns one market.
+    let (eth_mark, min_margin, min_notional) = sim.server.shared.with_engine(|e| {
+        (
+            e.mark(1).unwrap(),
+            e.trading.minimum_trade_size,
+            e.trading.minimum_open_notional,
+        )
+    });
+    for name in ["papertrade_markets", "list_markets", "get_markets"] {
+        let m = get(name, 0);
+        assert_eq!(
+            m["limits"]["minMarginRaw"],
+            min_margin.to_string(),
+            "{name}"
+        );
+        assert_eq!(
+            m["limits"]["minNotionalRaw"],
+            min_notional.to_string(),
+            "{name}"
+        );
+        let symbols: Vec<&str> = m["markets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["symbol"].as_str().unwrap())
+            .collect();
+        assert_eq!(symbols, ["BTC", "ETH"], "{name}");
+        assert_eq!(m["markets"][0]["markPriceRaw"], mark.to_string(), "{name}");
+        assert_eq!(
+            m["markets"][1]["markPriceRaw"],
+            eth_mark.to_string(),
+            "{name}"
+        );
+    }
+    let only_eth = get("papertrade_markets", 1);
+    assert_eq!(only_eth["markets"].as_array().unwrap().len(), 1);
+    assert_eq!(only_eth["markets"][0]["symbol"], "ETH");
+    let accepted = get("list_markets", 0)["acceptedActions"].clone();
+    assert!(
+        accepted
+            .as_array()
+            .unwrap()
+            .contains(&json!("openPosition")),
+        "{accepted}"
+    );
+
+    // The terminal's names for the quote, and its ladder: the shared quote underneath.
+    let q = get("quote_open_position", 0);
+    assert_eq!(q["market"], "BTC");
+    assert_eq!(q["notionalUsd"], 500.0);
+    // $500 of notional is under the protocol's $1,000 minimum: the relayer would refuse it.
+    assert_eq!(q["valid"], false, "{q:#}");
+    let reason = q["invalidReason"].as_str().unwrap();
+    assert!(
+        reason.contains("below the minimum of $1,000.00"),
+        "{reason}"
+    );
+    assert_eq!(q["bustDistancePct"], q["distanceToBustPct"]);
+    assert_eq!(
+        q["ladder"].as_array().unwrap().len(),
+        q["scenarios"].as_array().unwrap().len()
+    );
+    let l = get("quote_leverage_ladder", 0);
+    let steps: Vec<u64> = l["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["leverage"].as_u64().unwrap())
+        .collect();
+    let max = sim.server.shared.with_engine(|e| {
+        let venue = e.trading.maximum_leverage;
+        let market = e.trading.instruments[1].max_leverage;
+        if venue == 0 {
+            market
+        } else {
+            market.min(venue)
+        }
+    });
+    let mut expect: Vec<u64> = [1, 2, 3, 5, 10, 25, 50, 100, 250, 500, 1000]
+        .into_iter()
+        .filter(|l| *l < u64::from(max))
+        .collect();
+    expect.push(u64::from(max));
+    assert_eq!(steps, expect);
+    for s in l["steps"].as_array().unwrap() {
+        // A short at leverage L busts above entry, L × notional apart: notional = margin × L.
+        let lev = s["leverage"].as_f64().unwrap();
+        assert_eq!(s["notionalUsd"].as_f64().unwrap(), 25.0 * lev);
+        assert!(s["bustPrice"].as_f64().unwrap() > l["entryPrice"].as_f64().unwrap());
+    }
+    let p = get("preview_estimate_position", 0);
+    assert_eq!(p["scenarios"].as_array().unwrap().len(), 1);
+    assert_eq!(p["scenarios"][0]["priceMovePct"], -1.0);
+
+    // Typed data: the signing vectors' digests, computed by the reference implementation.
+    let typed = tools
+        .iter()
+        .find(|t| t.name == "papertrade_build_typed_data")
+        .unwrap();
+    let mut checked = 0;
+    for (kind, message, digest) in vectors() {
+        let r = call(
+            &client,
+            "papertrade_build_typed_data",
+            json!({"type": kind, "message": message}),
+        )
+        .await;
+        if r.is_error == Some(true) {
+            // A vector of a type this tool does not build (e.g. Distribute) must say so.
+            assert!(
+                error_text(&r).contains("type"),
+                "{kind}: {}",
+                error_text(&r)
+            );
+            continue;
+        }
+        let v = structured(typed, &r);
+        assert_eq!(v["digest"], digest, "{kind}");
+        assert_eq!(v["unsigned"], true);
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked} vectors checked");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_calls_are_results_that_say_what_to_do_and_an_unknown_tool_is_invalid_params() {
+    let sim = sim_at_seed_price().await;
+    let client = connect(Server::new(reads(&sim), &[]), ProtocolVersion::V_2025_03_26).await;
+    let cases = [
+        (
+            "papertrade_estimate_position",
+            json!({"market": "BTC", "side": "long", "marginUsd": 100, "leverage": 1001}),
+            "arguments.leverage must be at most 1000",
+        ),
+        (
+            "papertrade_estimate_position",
+            json!({"market": "BTC", "side": "long", "marginUsd": 100, "leverage": 5, "sign": true}),
+            "arguments.sign is not an argument of this tool",
+        ),
+        (
+            "papertrade_estimate_position",
+            json!({"market": "SOL", "side": "long", "marginUsd": 100, "leverage": 5}),
+            "arguments.market must be one of BTC, ETH",
+        ),
+        (
+            "quote_open_position",
+            json!({"market": "FOO", "side": "long", "marginUsd": 50, "leverage": 10}),
+            "unknown market \"FOO\"; markets: BTC, ETH",
+        ),
+        (
+            "quote_open_position",
+            json!({"market": "BTC", "side": "long", "marginUsd": 0, "leverage": 10}),
+            "arguments.marginUsd must be more than 0",
+        ),
+        (
+            "quote_open_position",
+            json!({"market": "BTC", "side": "long", "marginUsd": 1.0000001, "leverage": 10}),
+            "Invalid argument marginUsd: has more than 6 decimal places",
+        ),
+        (
+            "papertrade_estimate_position",
+            json!({"market": "BTC", "side": "long", "marginUsd": 100, "leverage": 5, "exitPrice": 1, "priceMovePct": 1}),
+            "give exitPrice or priceMovePct, not both",
+        ),
+        (
+            "quote_close_position",
+            json!({"market": "BTC", "side": "long", "entryPrice": 82800.35, "marginUsd": 100, "leverage": 5}),
+            "Invalid argument entryPrice: has more than 1 decimal place",
+        ),
+        (
+            "papertrade_build_typed_data",
+            json!({"type": "Close", "message": {"user": "0x12"}}),
+            "Invalid argument message",
+        ),
+    ];
+    for (name, a, expect) in cases {
+        let r = call(&client, name, a.clone()).await;
+        let text = error_text(&r);
+        assert!(text.contains(expect), "{name} {a}: {text}");
+        assert!(
+            text.contains("nothing was done") || text.contains("Nothing was done"),
+            "{text}"
+        );
+    }
+    // An unknown tool is a protocol error, -32602.
+    let e = client
+        .call_tool(CallToolRequestParams::new("place_order"))
+        .await
+        .unwrap_err();
+    match e {
+        rmcp::ServiceError::McpError(e) => {
+            assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+            assert!(e.message.contains("place_order"), "{}", e.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The exchange gone: a result that says so and what to do.
+    drop(sim);
+    let r = call(&client, "list_markets", json!({})).await;
+    let text = error_text(&r);
+    assert!(
+        text.contains("could not be read") && text.contains("try again"),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_seed_alone_has_exactly_its_names_and_versions_are_echoed() {
+    let sim = Sim::manual().await;
+    let names = |only: &[Seed]| {
+        let server = Server::new(reads(&sim), only);
+        async move {
+            let client = connect(server, ProtocolVersion::V_2025_06_18).await;
+            let mut n: Vec<String> = client
+                .list_all_tools()
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|t| t.name.to_string())
+                .collect();
+            n.sort();
+            client.cancel().await.unwrap();
+            n
+        }
+    };
+    let sdk = names(&[Seed::Sdk]).await;
+    assert!(sdk.iter().all(|n| n.starts_with("papertrade_")), "{sdk:?}");
+    assert!(sdk.contains(&"papertrade_estimate_position".to_string()));
+    let terminal = names(&[Seed::Terminal]).await;
+    assert!(
+        terminal.contains(&"quote_open_position".to_string())
+            && !terminal.iter().any(|n| n.starts_with("papertrade_")),
+        "{terminal:?}"
+    );
+    let risk = names(&[Seed::Risk]).await;
+    assert!(
+        risk.contains(&"preview_estimate_position".to_string()),
+        "{risk:?}"
+    );
+    let both = names(&[Seed::Sdk, Seed::Risk]).await;
+    assert_eq!(both.len(), sdk.len() + risk.len());
+    let all = names(&[]).await;
+    let each: usize = [
+        sdk.len(),
+        terminal.len(),
+        names(&[Seed::Explorer]).await.len(),
+        risk.len(),
+        names(&[Seed::Liquidations]).await.len(),
+    ]
+    .iter()
+    .sum();
+    assert_eq!(all.len(), each);
+
+    for version in [
+        ProtocolVersion::V_2025_06_18,
+        ProtocolVersion::V_2025_03_26,
+        ProtocolVersion::V_2024_11_05,
+    ] {
+        let client = connect(Server::new(reads(&sim), &[]), version.clone()).await;
+        assert_eq!(client.peer_info().unwrap().protocol_version, version);
+        client.cancel().await.unwrap();
+    }
+    // A version this server does not speak gets 2025-06-18.
+    let unknown: ProtocolVersion = serde_json::from_value(json!("2024-01-01")).unwrap();
+    let client = connect(Server::new(reads(&sim), &[]), unknown).await;
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        ProtocolVersion::V_2025_06_18
+    );
+    client.cancel().await.unwrap();
+}
+
+/// JSON-RPC over the real binary's stdin/stdout, by hand: every line it writes is a JSON-RPC
+/// message (nothing else reaches stdout), the client's version is echoed, calls answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_binary_speaks_only_protocol_on_stdout() {
+    let sim = sim_at_seed_price().await;
+    let (mut command, _home) = support::command(&[
+        "mcp",
+        "--only",
+        "terminal",
+        "--only",
+        "sdk",
+        "--api",
+        &sim.server.base_url(),
+        "--info-url",
+        &sim.server.info_url(),
+    ]);
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut send = move |v: Value| {
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    };
+    let recv = |rx: &std::sync::mpsc::Receiver<String>| -> Value {
+        let line = rx
+            .recv_timeout(Duration::from_secs(20))
+            .expect("an answer line");
+        let v: Value =
+            serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+        assert_eq!(v["jsonrpc"], "2.0", "{line}");
+        v
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2024-11-05", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}}),
+    );
+    let init = recv(&rx);
+    assert_eq!(init["result"]["protocolVersion"], "2024-11-05", "{init}");
+    assert_eq!(
+        init["result"]["capabilities"]["tools"].is_object(),
+        true,
+        "{init}"
+    );
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}));
+    let list = recv(&rx);
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"quote_open_position") && names.contains(&"papertrade_markets"),
+        "{names:?}"
+    );
+    assert!(!names.contains(&"get_markets"), "{names:?}");
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "nope", "arguments": {}}}),
+    );
+    let unknown = recv(&rx);
+    assert_eq!(unknown["error"]["code"], -32602, "{unknown}");
+    // The pure-math path, timed (reported, not asserted: speed is measured in benches/).
+    let started = Instant::now();
+    let rounds = 20;
+    for id in 0..rounds {
+        send(
+            json!({"jsonrpc": "2.0", "id": 100 + id, "method": "tools/call", "params": {
+            "name": "papertrade_build_typed_data",
+            "arguments": {"type": "Close", "message": {"user": "0x14791697260e4c9a71f18484c9f997b308e59325", "positionIds": ["1"], "nonce": "7", "deadline": "1791864000"}}}}),
+        );
+        let r = recv(&rx);
+        assert_eq!(r["id"], 100 + id);
+        assert_eq!(r["result"]["structuredContent"]["unsigned"], true, "{r}");
+    }
+    eprintln!(
+        "mcp stdio: typed data {:?} per call over {rounds} calls",
+        started.elapsed() / rounds as u32
+    );
+    send(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "papertrade_estimate_position",
+        "arguments": {"market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500, "priceMovePct": 0.1}}}),
+    );
+    let q = recv(&rx);
+    assert_eq!(
+        q["result"]["structuredContent"]["bustPrice"], 82674.0,
+        "{q}"
+    );
+    assert_eq!(q["result"]["isError"], false, "{q}");
+    drop(send);
+    // Closing stdin ends the server, cleanly, with nothing more on stdout.
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(rx.recv_timeout(Duration::from_secs(5)).is_err());
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.trim().is_empty(), "stderr: {err}");
+}
+
+/// The SDK's own client driving the real binary as a child process, as desktop assistants do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_sdk_client_drives_the_binary_over_stdio() {
+    let sim = sim_at_seed_price().await;
+    let (command, _home) = support::command(&[
+        "mcp",
+        "--api",
+        &sim.server.base_url(),
+        "--info-url",
+        &sim.server.info_url(),
+    ]);
+    let transport =
+        rmcp::transport::TokioChildProcess::new(tokio::process::Command::from(command)).unwrap();
+    let client = Client {
+        version: ProtocolVersion::V_2025_06_18,
+    }
+    .serve(transport)
+    .await
+    .unwrap();
+    let tools = client.list_all_tools().await.unwrap();
+    let ladder = tools
+        .iter()
+        .find(|t| t.name == "quote_leverage_ladder")
+        .unwrap();
+    let r = call(
+        &client,
+        "quote_leverage_ladder",
+        json!({"market": "BTC", "side": "long", "marginUsd": 100}),
+    )
+    .await;
+    let v = structured(ladder, &r);
+    let at_500 = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["leverage"] == 500)
+        .unwrap();
+    assert_eq!(at_500["bustPrice"], 82674.0);
+    client.cancel().await.unwrap();
+}
