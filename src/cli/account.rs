@@ -5,17 +5,17 @@ use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::time::SystemTime;
 
-use alloy_primitives::Address;
 use serde_json::{Value, json};
 
 use crate::app::alerts::{Alert, Alerts, Delivery, readings};
 use crate::client::market::spawn_market_poller;
 use crate::feed::account::StreamEvent;
-use crate::protocol::account::{AccountState, Operation};
-use crate::protocol::stats::QueueRank;
+use crate::protocol::account::AccountState;
 use crate::protocol::trading::TradingState;
-use crate::protocol::units::{USDC_TO_WAD, price_json, signed, wad_json};
+use crate::protocol::units::{price_json, signed, wad_json};
 use crate::quote::{Position, percent_json, percent_text};
+
+use crate::report::account::{self as report, side, symbol};
 
 use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
 use super::session::{LiveAccount, owner};
@@ -28,10 +28,10 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         Some(w) => (w, "watch"),
         None => (owner(ctx)?, "owner"),
     };
-    let mut live = LiveAccount::open(ctx, wallet).await?;
+    let mut live = LiveAccount::open(&ctx.http, wallet).await?;
     let mut data = MarketData::live(&ctx.http, None).await?;
-    let ranks = queue_ranks(ctx, wallet).await;
-    let account = account_json(&live.state, &data, &ranks, mode);
+    let ranks = report::queue_ranks(&ctx.http, wallet).await;
+    let account = report::account_json(&live.state, &data, &ranks, mode);
     match (ctx.json, a.follow) {
         (true, false) => print_json(&account),
         // JSON lines: every line one object with its `event`, the account first.
@@ -131,135 +131,6 @@ impl Drop for AbortOnDrop {
     fn drop(&mut self) {
         self.0.abort();
     }
-}
-
-async fn queue_ranks(ctx: &Context, wallet: Address) -> BTreeMap<String, u64> {
-    let path = format!("/queue-rank/accounts/{wallet:#x}");
-    match ctx
-        .http
-        .get_json::<QueueRank>(&path, &BTreeMap::new())
-        .await
-    {
-        Ok(rank) => rank
-            .entries
-            .into_iter()
-            .map(|e| (format!("{:#x}", e.intent_id), e.position))
-            .collect(),
-        Err(e) => {
-            tracing::debug!(error = %e, "queue rank unavailable");
-            BTreeMap::new()
-        }
-    }
-}
-
-fn symbol(state: &TradingState, id: u32) -> String {
-    state
-        .market_by_id(id)
-        .map(|m| m.symbol.clone())
-        .unwrap_or_else(|| format!("#{id}"))
-}
-
-fn side(is_long: bool) -> &'static str {
-    if is_long { "long" } else { "short" }
-}
-
-fn account_json(
-    s: &AccountState,
-    data: &MarketData,
-    ranks: &BTreeMap<String, u64>,
-    mode: &str,
-) -> Value {
-    let fee = data.state.win_fee_rate();
-    let positions: Vec<Value> = s
-        .open_positions
-        .iter()
-        .map(|p| {
-            let market = data.state.market_by_id(p.instrument_id);
-            let mut row = json!({
-                "positionId": p.id.to_string(),
-                "market": symbol(&data.state, p.instrument_id),
-                "marketListed": market.is_some(),
-                "side": side(p.is_long),
-                "leverage": p.leverage,
-                "useDebt": p.use_debt,
-                "marginUsd": wad_json(signed(p.margin), 6),
-                "marginRaw": p.margin.to_string(),
-                "notionalUsd": wad_json(signed(p.notional()), 2),
-                "entryPriceRaw": p.entry_price.to_string(),
-                "bustPriceRaw": p.bust_price.to_string(),
-                "openedAt": p.opened_at_ms,
-                "intentId": p.intent_id.map(|i| format!("{i:#x}")),
-            });
-            if let Some(m) = market {
-                row["entryPrice"] = price_json(p.entry_price, m.price_scale);
-                row["bustPrice"] = price_json(p.bust_price, m.price_scale);
-                if let Ok(mark) = data.mark(m) {
-                    let q = Position::held(m, p);
-                    let sc = q.scenario(fee, mark);
-                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
-                    row["markPrice"] = price_json(mark, m.price_scale);
-                    row["unrealizedPnlUsd"] = wad_json(sc.gross_pnl.max(-signed(p.margin)), 2);
-                    row["closeNetPnlUsd"] = wad_json(sc.net_pnl(p.margin), 2);
-                    row["closeNetPnlRaw"] = json!(sc.net_pnl(p.margin).to_string());
-                    row["liquidated"] = json!(sc.liquidated);
-                    row["distanceToLiquidationPct"] = percent_json(room, u128::from(mark), 4);
-                    row["riskPct"] = json!(
-                        crate::protocol::math::risk_bps(
-                            p.entry_price,
-                            p.bust_price,
-                            mark,
-                            p.is_long
-                        ) / 100
-                    );
-                }
-            }
-            row
-        })
-        .collect();
-    let ops: Vec<Value> = s
-        .operations
-        .iter()
-        .map(|o| operation_json(o, &data.state, ranks))
-        .collect();
-    json!({
-        "address": format!("{:#x}", s.address),
-        "mode": mode,
-        "balanceUsd": wad_json(signed(s.balance), 2),
-        "availableUsd": wad_json(signed(s.funds.available_balance), 2),
-        "queuedUsd": wad_json(signed(s.queued), 2),
-        "lockedUsd": wad_json(signed(s.locked), 2),
-        "balanceRaw": s.balance.to_string(),
-        "availableRaw": s.funds.available_balance.to_string(),
-        "queuedRaw": s.queued.to_string(),
-        "lockedRaw": s.locked.to_string(),
-        "paper": {"balanceRaw": s.paper.balance.to_string(), "stakedRaw": s.paper.staked.to_string()},
-        "sessionKeys": s.session_keys.iter().map(|k| json!({"key": format!("{:#x}", k.key), "expiry": k.expiry})).collect::<Vec<_>>(),
-        "accountRevision": s.account_revision,
-        "positions": positions,
-        "pendingOperations": ops,
-        "parameters": data.parameters_json(),
-    })
-}
-
-fn operation_json(o: &Operation, state: &TradingState, ranks: &BTreeMap<String, u64>) -> Value {
-    let id = format!("{:#x}", o.intent_id);
-    let amount = match (o.action.as_str(), o.amount) {
-        ("withdrawToCore", Some(a)) => Some(wad_json(signed(a.saturating_mul(USDC_TO_WAD)), 6)),
-        ("openPosition", Some(a)) => Some(wad_json(signed(a), 6)),
-        _ => None,
-    };
-    json!({
-        "intentId": id,
-        "action": o.action,
-        "market": o.instrument_id.map(|i| symbol(state, i)),
-        "side": o.is_long.map(side),
-        "amountUsd": amount,
-        "leverage": o.leverage,
-        "closePositionIds": o.close_position_ids.as_ref().map(|ids| ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()),
-        "acceptedAt": o.accepted_at_ms,
-        "deadline": o.deadline,
-        "queueRank": ranks.get(&id),
-    })
 }
 
 fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u64>, mode: &str) {

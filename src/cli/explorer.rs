@@ -2,44 +2,20 @@
 //! `top-traders`, `wallet`, `intents`, `lookup`, `history`, `search`. The figures are
 //! `analytics`' (one function each); this file reads, picks the output and draws tables.
 
-use std::time::Duration;
-
-use alloy_primitives::{Address, B256};
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::analytics::history::{self, Filter};
-use crate::analytics::intents::{self, WalletView};
-use crate::analytics::leaderboard::{self, PAGE_SIZE, Ranked, Request, WindowRank};
-use crate::analytics::search::{self, Query};
-use crate::analytics::trades::event_json;
-use crate::analytics::wallet::{self, BalanceSheet};
-use crate::client::explorer::{self as reads, scan_leaderboard};
-use crate::feed::account::StreamEvent;
-use crate::protocol::account::{ClosedPosition, IntentOutcome};
-use crate::protocol::leaderboard::{SortDir, SortKey, Window};
-use crate::protocol::stats::TradeEvent;
+use crate::analytics::history;
+use crate::analytics::leaderboard::Ranked;
+use crate::analytics::search::Query;
+use crate::analytics::wallet::BalanceSheet;
+use crate::protocol::leaderboard::SortKey;
 use crate::protocol::units::{signed, wad_text};
-use crate::protocol::wire::parse_b256;
 
 use super::Context;
-use super::args;
 use super::output::{Align, CliError, Table, print_json, usd, usd_signed};
-use super::session::LiveAccount;
-use crate::client::market_data::MarketData;
 
-const WINDOWS: [&str; 4] = ["24h", "7d", "30d", "all"];
-const SORT_KEYS: [&str; 9] = [
-    "totalWindowedPnl",
-    "realizedPnl",
-    "currentUnrealizedPnl",
-    "currentBalance",
-    "currentQueued",
-    "currentOpenNotional",
-    "totalVolume",
-    "paperTotal",
-    "currentOpenPositionCount",
-];
+use crate::report::explorer::{self as report, SORT_KEYS, WINDOWS};
 
 #[derive(Debug, Args)]
 pub(crate) struct LeaderboardArgs {
@@ -130,43 +106,15 @@ pub(crate) struct SearchArgs {
     pub query: String,
 }
 
-fn window(text: &str) -> Result<Window, CliError> {
-    Window::parse(text)
-        .ok_or_else(|| CliError::input("window", format!("must be one of {}", WINDOWS.join(", "))))
-}
-
-fn request(a: &LeaderboardArgs) -> Result<Request, CliError> {
-    Ok(Request {
-        window: window(&a.window)?,
-        sort_key: SortKey::parse(&a.sort_key).ok_or_else(|| {
-            CliError::input(
-                "sort-key",
-                format!("must be one of {}", SORT_KEYS.join(", ")),
-            )
-        })?,
-        sort_dir: SortDir::parse(&a.sort_dir)
-            .ok_or_else(|| CliError::input("sort-dir", "must be asc or desc"))?,
-        page: a.page,
-        query: a.query.clone().filter(|q| !q.trim().is_empty()),
-    })
-}
-
-/// The board as asked: one page, or with a search the scanned top of it.
-async fn board(ctx: &Context, r: Request) -> Result<leaderboard::Leaderboard, CliError> {
-    let pages = if r.query.is_some() {
-        scan_leaderboard(&ctx.http, r.window, r.sort_key, r.sort_dir, |_| false).await?
-    } else {
-        let page = reads::leaderboard_page(
-            &ctx.http, r.window, r.sort_key, r.sort_dir, r.page, PAGE_SIZE,
-        )
-        .await?;
-        vec![(r.page.saturating_mul(PAGE_SIZE as u64), page)]
-    };
-    Ok(leaderboard::leaderboard(r, &pages))
-}
-
 pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliError> {
-    let board = board(ctx, request(&a)?).await?;
+    let r = report::request(
+        &a.window,
+        &a.sort_key,
+        &a.sort_dir,
+        a.page,
+        a.query.as_deref(),
+    )?;
+    let board = report::board(&ctx.http, r).await?;
     if ctx.json {
         print_json(&board.json());
         return Ok(());
@@ -248,18 +196,8 @@ fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
 }
 
 pub async fn top_traders(ctx: &Context, a: TopTradersArgs) -> Result<(), CliError> {
-    let w = window(&a.window)?;
-    let limit = a.limit as usize;
-    let page = reads::leaderboard_page(
-        &ctx.http,
-        w,
-        SortKey::TotalWindowedPnl,
-        SortDir::Desc,
-        0,
-        limit,
-    )
-    .await?;
-    let top = leaderboard::top_traders(w, limit, &page);
+    let w = report::window(&a.window)?;
+    let top = report::top_traders(&ctx.http, w, a.limit as usize).await?;
     if ctx.json {
         print_json(&top.json());
         return Ok(());
@@ -269,74 +207,11 @@ pub async fn top_traders(ctx: &Context, a: TopTradersArgs) -> Result<(), CliErro
     Ok(())
 }
 
-/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
-async fn window_ranks(ctx: &Context, wallet: Address) -> (Vec<WindowRank>, Option<String>) {
-    let scans = futures::future::join_all(Window::ALL.map(|w| async move {
-        let pages = scan_leaderboard(
-            &ctx.http,
-            w,
-            SortKey::TotalWindowedPnl,
-            SortDir::Desc,
-            |p| p.accounts.iter().any(|r| r.address == wallet),
-        )
-        .await;
-        (w, pages)
-    }))
-    .await;
-    let mut name = None;
-    let mut ranks = Vec::new();
-    for (w, pages) in scans {
-        match pages {
-            Ok(pages) => {
-                if name.is_none() {
-                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
-                        .find(|r| r.address == wallet)
-                        .and_then(|r| r.name);
-                }
-                ranks.push(leaderboard::window_rank(w, wallet, &pages));
-            }
-            Err(e) => {
-                tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
-                ranks.push(WindowRank {
-                    window: w,
-                    rank: None,
-                    pnl: None,
-                    scanned: 0,
-                    complete: false,
-                });
-            }
-        }
-    }
-    (ranks, name)
-}
-
-fn wallet_arg(field: &str, text: &str) -> Result<Address, CliError> {
-    Ok(args::address(field, text)?)
-}
-
-fn stream_url(ctx: &Context, wallet: Address) -> String {
-    format!("{}/state/user/live?wallet={wallet:#x}", ctx.http.api_url())
-}
-
-async fn balance_sheet(ctx: &Context, wallet: Address) -> Result<BalanceSheet, CliError> {
-    let live = LiveAccount::open(ctx, wallet).await?;
-    let data = MarketData::live(&ctx.http, None).await?;
-    let (ranks, name) = window_ranks(ctx, wallet).await;
-    Ok(wallet::balance_sheet(
-        live.state.clone(),
-        &data.state,
-        &data.known_marks(),
-        name,
-        ranks,
-        crate::clock::now_unix_s(),
-    ))
-}
-
 pub async fn wallet(ctx: &Context, a: WalletArgs) -> Result<(), CliError> {
-    let address = wallet_arg("<ADDR>", &a.address)?;
-    let sheet = balance_sheet(ctx, address).await?;
+    let address = report::wallet("<ADDR>", &a.address)?;
+    let sheet = report::balance_sheet(&ctx.http, address).await?;
     if ctx.json {
-        print_json(&sheet.json(&stream_url(ctx, address)));
+        print_json(&sheet.json(&report::stream_url(&ctx.http, address)));
         return Ok(());
     }
     print_sheet(&sheet);
@@ -405,53 +280,14 @@ fn print_sheet(s: &BalanceSheet) {
     println!("\n{}", t.render());
 }
 
-/// Follow `live` for `secs`: the closes and intent outcomes its patches report, each close with
-/// when it arrived (ms).
-async fn follow(
-    live: &mut LiveAccount,
-    secs: u64,
-) -> (Vec<(ClosedPosition, u64)>, Vec<IntentOutcome>) {
-    let mut closed = Vec::new();
-    let mut outcomes = Vec::new();
-    if secs == 0 {
-        return (closed, outcomes);
-    }
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(secs);
-    loop {
-        match tokio::time::timeout_at(deadline, live.next()).await {
-            Ok(Some(StreamEvent::Patched {
-                closed: c,
-                outcomes: o,
-                ..
-            })) => {
-                let now = crate::clock::now_unix_ms();
-                closed.extend(c.into_iter().map(|c| (c, now)));
-                outcomes.extend(o);
-            }
-            Ok(Some(_)) => {}
-            Ok(None) | Err(_) => break,
-        }
-    }
-    (closed, outcomes)
-}
-
 pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
-    let address = wallet_arg("<ADDR>", &a.address)?;
-    let mut live = LiveAccount::open(ctx, address).await?;
-    let trading = ctx.http.trading_state().await?;
-    let rank = reads::queue_rank(&ctx.http, address).await.ok();
-    let (_, outcomes) = follow(&mut live, a.follow.secs).await;
-    let now = crate::clock::now_unix_s();
-    let value = intents::intents_json(&live.state, &trading, rank.as_ref(), &outcomes, now);
+    let address = report::wallet("<ADDR>", &a.address)?;
+    let (value, outcomes) = report::intents(&ctx.http, address, a.follow.secs).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());
     }
-    println!(
-        "{:#x}: {} pending intent(s)",
-        address,
-        live.state.operations.len()
-    );
+    println!("{:#x}: {} pending intent(s)", address, value["count"]);
     print_pending(&value["pending"]);
     for o in &outcomes {
         println!("intent {:#x} {}", o.intent_id, o.outcome.label());
@@ -494,46 +330,14 @@ fn print_pending(pending: &Value) {
     println!("{}", t.render());
 }
 
-fn intent_arg(text: &str) -> Result<B256, CliError> {
-    parse_b256(text.trim()).map_err(|e| {
-        CliError::input(
-            "<INTENT_ID>",
-            format!("must be 0x followed by 64 hex characters ({e})"),
-        )
-    })
-}
-
-async fn lookup_value(
-    ctx: &Context,
-    id: B256,
-    wallet: Option<Address>,
-    secs: u64,
-) -> Result<Value, CliError> {
-    let feed = reads::recent_trades(&ctx.http).await?;
-    let trading = ctx.http.trading_state().await?;
-    let now = crate::clock::now_unix_s();
-    let Some(wallet) = wallet else {
-        return Ok(intents::lookup(id, &feed, None).json(&trading, now));
-    };
-    let mut live = LiveAccount::open(ctx, wallet).await?;
-    let rank = reads::queue_rank(&ctx.http, wallet).await.ok();
-    let (_, outcomes) = follow(&mut live, secs).await;
-    let view = WalletView {
-        account: &live.state,
-        rank: rank.as_ref(),
-        outcomes: &outcomes,
-    };
-    Ok(intents::lookup(id, &feed, Some(&view)).json(&trading, now))
-}
-
 pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
-    let id = intent_arg(&a.intent_id)?;
+    let id = report::intent_id("<INTENT_ID>", &a.intent_id)?;
     let wallet = a
         .wallet
         .as_deref()
-        .map(|w| wallet_arg("wallet", w))
+        .map(|w| report::wallet("wallet", w))
         .transpose()?;
-    let value = lookup_value(ctx, id, wallet, a.follow.secs).await?;
+    let value = report::lookup(&ctx.http, id, wallet, a.follow.secs).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());
@@ -568,21 +372,17 @@ fn print_lookup(v: &Value) {
 }
 
 pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
-    let address = wallet_arg("<ADDR>", &a.address)?;
-    let filter = Filter::parse(&a.filter)
-        .ok_or_else(|| CliError::input("filter", "must be all or losses"))?;
-    let mut live = LiveAccount::open(ctx, address).await?;
-    let trading = ctx.http.trading_state().await?;
-    let (closed, _) = follow(&mut live, a.follow.secs).await;
-    let feed = reads::recent_trades(&ctx.http).await?;
-    let trades = history::closed_trades(address, &feed, &closed, &trading);
-    let page = history::page(
+    let address = report::wallet("<ADDR>", &a.address)?;
+    let page = report::history(
+        &ctx.http,
         address,
-        trades,
-        filter,
-        usize::try_from(a.page).unwrap_or(usize::MAX),
+        &a.filter,
+        a.page,
         a.limit as usize,
-    );
+        a.follow.secs,
+    )
+    .await?;
+    let filter = page.filter;
     if ctx.json {
         print_json(&page.json());
         return Ok(());
@@ -627,54 +427,8 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// Feed rows of one position id.
-fn position_rows(feed: &[TradeEvent], id: alloy_primitives::U256) -> Vec<Value> {
-    feed.iter()
-        .filter(|e| e.position_id.map(alloy_primitives::U256::from) == Some(id))
-        .map(event_json)
-        .collect()
-}
-
 pub async fn search(ctx: &Context, a: SearchArgs) -> Result<(), CliError> {
-    if a.query.trim().is_empty() {
-        return Err(CliError::input(
-            "<QUERY>",
-            "is empty: type an address, intent id, position id or name",
-        ));
-    }
-    let query = search::classify(&a.query);
-    let result = match &query {
-        Query::Wallet(w) => {
-            let sheet = balance_sheet(ctx, *w).await?;
-            sheet.json(&stream_url(ctx, *w))
-        }
-        Query::Hash(h) => lookup_value(ctx, *h, None, 0).await?,
-        Query::Position(id) => {
-            let feed = reads::recent_trades(&ctx.http).await?;
-            let rows = position_rows(&feed.events, *id);
-            json!({
-                "position_id": id.to_string(),
-                "found": !rows.is_empty(),
-                "feed": rows,
-                "note": "searched in the recent-trades feed; an older or quiet position needs its wallet (positions --watch 0x…)",
-            })
-        }
-        Query::Name(name) => {
-            let board = board(
-                ctx,
-                Request {
-                    window: Window::All,
-                    sort_key: SortKey::TotalWindowedPnl,
-                    sort_dir: SortDir::Desc,
-                    page: 0,
-                    query: Some(name.clone()),
-                },
-            )
-            .await?;
-            board.json()
-        }
-    };
-    let value = search::search_json(&query, &a.query, result);
+    let (query, value) = report::search(&ctx.http, &a.query).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());

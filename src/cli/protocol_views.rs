@@ -4,17 +4,14 @@
 use clap::Args;
 use serde_json::Value;
 
-use crate::analytics::mint;
-use crate::analytics::overview::{self, HISTORY_COLUMNS, Inputs};
-use crate::analytics::trades::{self, CANDLE_INTERVALS, event_json};
-use crate::client::explorer as reads;
+use crate::analytics::overview::HISTORY_COLUMNS;
+use crate::analytics::trades::{CANDLE_INTERVALS, event_json};
 use crate::protocol::stats::ProtocolHistory;
-use crate::protocol::units::{WAD, parse_scaled, signed, wad_text};
+use crate::protocol::units::{signed, wad_text};
 
 use super::Context;
-use super::args;
 use super::output::{Align, CliError, Table, print_json, usd};
-use crate::client::market_data::MarketData;
+use crate::report::protocol as report;
 
 #[derive(Debug, Args)]
 pub(crate) struct OverviewArgs {
@@ -88,49 +85,20 @@ fn sparkline(values: &[f64], width: usize) -> String {
 }
 
 pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
-    let (data, summary, stats, feed, history) = tokio::join!(
-        MarketData::live(&ctx.http, None),
-        reads::summary(&ctx.http),
-        reads::market_stats(&ctx.http),
-        reads::recent_trades(&ctx.http),
-        reads::protocol_history(&ctx.http, &a.interval),
+    let o = report::overview(&ctx.http, a.recent_trades as usize, &a.interval).await?;
+    let (value, data, summary, feed, history, unavailable) = (
+        &o.value,
+        &o.data,
+        &o.summary,
+        &o.trades,
+        &o.history,
+        &o.unavailable,
     );
-    let data = data?;
-    let summary = summary?;
-    let mut unavailable = Vec::new();
-    let mut note = |what: &str, e: &crate::client::FetchError| {
-        tracing::debug!(error = %e, what, "overview read failed");
-        unavailable.push(format!(
-            "{what}: {}",
-            crate::text::sanitize_line(&e.to_string(), 160)
-        ));
-    };
-    if let Err(e) = &stats {
-        note("market-stats", e);
-    }
-    if let Err(e) = &feed {
-        note("trades", e);
-    }
-    if let Err(e) = &history {
-        note("history", e);
-    }
-    let marks = data.known_marks();
-    let inputs = Inputs {
-        summary: &summary,
-        trading: &data.state,
-        marks: &marks,
-        market_stats: stats.as_ref().ok(),
-        trades: feed.as_ref().ok(),
-        history: history.as_ref().ok(),
-        recent_trades: a.recent_trades as usize,
-    };
-    let mut value = overview::overview_json(&inputs);
-    value["unavailable"] = serde_json::json!(unavailable);
     if ctx.json {
-        print_json(&value);
+        print_json(value);
         return Ok(());
     }
-    let s = &summary;
+    let s = summary;
     println!(
         "TVL {} · LP {} · lifetime volume {} · {} open positions · trading {}",
         usd(signed(s.balances.tvl)),
@@ -181,7 +149,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
         ]);
     }
     println!("\n{}", t.render());
-    if let Ok(h) = &history {
+    if let Some(h) = history {
         println!(
             "\nhistory ({} points, interval {})",
             h.columns.values().map(Vec::len).max().unwrap_or(0),
@@ -194,7 +162,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
             }
         }
     }
-    if let Ok(f) = &feed {
+    if let Some(f) = feed {
         print_trades(
             &f.events
                 .iter()
@@ -202,7 +170,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
                 .collect::<Vec<_>>(),
         );
     }
-    for u in &unavailable {
+    for u in unavailable {
         println!("unavailable: {u}");
     }
     Ok(())
@@ -240,18 +208,16 @@ fn print_trades(rows: &[&crate::protocol::stats::TradeEvent]) {
 }
 
 pub async fn trades(ctx: &Context, a: TradesArgs) -> Result<(), CliError> {
-    let market = match &a.market {
-        Some(m) => {
-            let state = ctx.http.trading_state().await?;
-            Some(args::market(&state, m)?.symbol.clone())
-        }
-        None => None,
-    };
-    let kind = a.kind.as_deref().and_then(trades::parse_kind);
-    let feed = reads::recent_trades(&ctx.http).await?;
-    let rows = trades::recent_trades(&feed, market.as_deref(), kind, a.limit as usize);
+    let t = report::recent_trades(
+        &ctx.http,
+        a.market.as_deref(),
+        a.kind.as_deref(),
+        a.limit as usize,
+    )
+    .await?;
+    let rows = t.rows();
     if ctx.json {
-        print_json(&trades::recent_trades_json(&rows));
+        print_json(&t.json());
         return Ok(());
     }
     if rows.is_empty() {
@@ -262,23 +228,7 @@ pub async fn trades(ctx: &Context, a: TradesArgs) -> Result<(), CliError> {
 }
 
 pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
-    let state = ctx.http.trading_state().await?;
-    let market = args::market(&state, &a.market)?;
-    let rows = crate::client::market::candles(
-        &ctx.http,
-        &market.symbol,
-        &a.interval,
-        a.limit,
-        crate::clock::now_unix_ms(),
-    )
-    .await?;
-    let c = trades::candles(
-        &market.symbol,
-        &a.interval,
-        rows,
-        a.limit as usize,
-        market.price_scale,
-    );
+    let c = report::candles(&ctx.http, &a.market, &a.interval, a.limit).await?;
     if ctx.json {
         print_json(&c.json());
         return Ok(());
@@ -304,7 +254,7 @@ pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
     }
     println!(
         "{} {} · {} candle(s) · change {}",
-        market.symbol,
+        c.market,
         a.interval,
         c.candles.len(),
         c.change_pct().map_or("—".into(), |p| format!("{p}%"))
@@ -315,29 +265,9 @@ pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-/// `--loss-basis-usd`: a USD amount 0..=1,000,000,000 (up to 18 decimals) → wad.
-fn loss_basis(text: &str) -> Result<u128, CliError> {
-    let field = "loss-basis-usd";
-    let bad = |why: &str| {
-        CliError::input(
-            field,
-            format!("{why}, got {:?}", crate::text::sanitize_line(text, 40)),
-        )
-    };
-    if text.trim_start().starts_with('-') {
-        return Err(bad("must be 0 or more"));
-    }
-    let wad = parse_scaled(text, 18).map_err(|_| bad("must be a USD amount like 250 or 0.5"))?;
-    if wad > mint::MAX_LOSS_BASIS_USD * WAD {
-        return Err(bad("must be at most 1000000000"));
-    }
-    Ok(wad)
-}
-
 pub async fn paper_mint(ctx: &Context, a: PaperMintArgs) -> Result<(), CliError> {
-    let basis = loss_basis(&a.loss_basis_usd)?;
-    let summary = reads::summary(&ctx.http).await?;
-    let e = mint::estimate(&summary, basis);
+    let basis = report::loss_basis("loss-basis-usd", &a.loss_basis_usd)?;
+    let e = report::paper_mint(&ctx.http, basis).await?;
     if ctx.json {
         print_json(&e.json());
         return Ok(());
@@ -372,9 +302,11 @@ pub async fn paper_mint(ctx: &Context, a: PaperMintArgs) -> Result<(), CliError>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::units::WAD;
 
     #[test]
     fn the_loss_basis_is_bounded() {
+        let loss_basis = |t| report::loss_basis("loss-basis-usd", t);
         assert_eq!(loss_basis("1").unwrap(), WAD);
         assert_eq!(loss_basis("0").unwrap(), 0);
         assert_eq!(loss_basis("1000000000").unwrap(), 1_000_000_000 * WAD);

@@ -5,11 +5,10 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::time::Duration;
 
 use alloy_primitives::{Address, B256};
-use tokio::sync::mpsc;
 
 use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
-use crate::client::stream::{StreamConfig, spawn_account_stream};
+
 use crate::clock::now_unix_s;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
@@ -21,6 +20,8 @@ use crate::protocol::account::AccountState;
 use crate::protocol::eip712::{
     SessionSigner, Signed, WalletIntent, parse_signature, sign_request_json,
 };
+
+pub use crate::client::live_account::LiveAccount;
 
 use super::output::CliError;
 use super::{Context, OwnerSigning, args};
@@ -134,59 +135,7 @@ pub fn renewal_warning(expiry: u64) -> Option<String> {
     })
 }
 
-/// The account stream of one wallet, kept open while a command runs.
-pub struct LiveAccount {
-    rx: mpsc::Receiver<StreamEvent>,
-    task: tokio::task::JoinHandle<()>,
-    pub state: AccountState,
-}
-
-impl Drop for LiveAccount {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 impl LiveAccount {
-    /// Open the stream and wait for the first snapshot.
-    pub async fn open(ctx: &Context, wallet: Address) -> Result<Self, CliError> {
-        let (tx, mut rx) = mpsc::channel(256);
-        let task = spawn_account_stream(ctx.http.clone(), wallet, StreamConfig::default(), tx);
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
-        let mut last_error = String::from("no answer");
-        loop {
-            match tokio::time::timeout_at(deadline, rx.recv()).await {
-                Ok(Some(StreamEvent::Synced(state))) => {
-                    return Ok(Self {
-                        rx,
-                        task,
-                        state: *state,
-                    });
-                }
-                Ok(Some(StreamEvent::Disconnected { reason, .. })) => last_error = reason,
-                Ok(Some(_)) => {}
-                Ok(None) | Err(_) => {
-                    task.abort();
-                    return Err(CliError::Network(format!(
-                        "account stream of {wallet:#x}: {last_error}"
-                    )));
-                }
-            }
-        }
-    }
-
-    /// The next event (`None` when the task ended).
-    pub async fn next(&mut self) -> Option<StreamEvent> {
-        let event = self.rx.recv().await?;
-        match &event {
-            StreamEvent::Synced(s) | StreamEvent::Patched { state: s, .. } => {
-                self.state = (**s).clone()
-            }
-            _ => {}
-        }
-        Some(event)
-    }
-
     /// Wait until every intent in `watch` resolves or `timeout` passes; the resolutions, in order,
     /// each appended to the audit log, and the closed rows seen on the way.
     pub async fn resolve(

@@ -8,6 +8,7 @@ pub(crate) mod http;
 pub mod intents;
 pub mod ledger;
 pub mod limits;
+pub mod live_account;
 pub mod market;
 pub mod market_data;
 pub(crate) mod orders;

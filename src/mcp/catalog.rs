@@ -1,72 +1,8 @@
 //! Which tools exist: each seed server's set under its own names (`seeds/`), and the choice of
 //! sets a server exposes (`--only`).
 
-use std::sync::Arc;
-
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-
 use super::seeds;
-use super::tools::Implementation;
-
-/// The five product documents whose MCP servers this one replaces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Seed {
-    Sdk,
-    Terminal,
-    Explorer,
-    Risk,
-    Liquidations,
-}
-
-impl Seed {
-    pub const ALL: [Seed; 5] = [
-        Seed::Sdk,
-        Seed::Terminal,
-        Seed::Explorer,
-        Seed::Risk,
-        Seed::Liquidations,
-    ];
-    pub const NAMES: [&'static str; 5] = ["sdk", "terminal", "explorer", "risk", "liquidations"];
-
-    pub fn name(self) -> &'static str {
-        Self::NAMES[self as usize]
-    }
-
-    pub fn parse(text: &str) -> Option<Seed> {
-        Self::ALL
-            .into_iter()
-            .find(|s| s.name().eq_ignore_ascii_case(text.trim()))
-    }
-}
-
-/// One tool as a seed names it.
-pub struct ToolSpec {
-    pub name: &'static str,
-    pub seed: Seed,
-    pub title: &'static str,
-    pub description: &'static str,
-    pub input: JsonObject,
-    pub output: JsonObject,
-    /// Whether it reads the exchange (true) or is pure math over its arguments (false).
-    pub open_world: bool,
-    pub implementation: Implementation,
-}
-
-impl ToolSpec {
-    /// The `tools/list` entry: read-only, never destructive, idempotent.
-    pub fn tool(&self) -> Tool {
-        Tool::new(self.name, self.description, Arc::new(self.input.clone()))
-            .with_title(self.title)
-            .with_raw_output_schema(Arc::new(self.output.clone()))
-            .with_annotations(
-                ToolAnnotations::with_title(self.title)
-                    .read_only(true)
-                    .destructive(false)
-                    .idempotent(true)
-                    .open_world(self.open_world),
-            )
-    }
-}
+use super::spec::{Seed, ToolSpec};
 
 /// The tools of `only` (every seed's when empty), in seed order. Names are unique across seeds,
 /// so the union is a plain concatenation.

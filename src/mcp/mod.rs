@@ -9,10 +9,11 @@ mod catalog;
 mod schema;
 mod seeds;
 mod server;
+mod spec;
 mod tools;
 
-pub use catalog::Seed;
 pub use server::{INSTRUCTIONS, Server, VERSIONS};
+pub use spec::Seed;
 pub use tools::Reads;
 
 use rmcp::ServiceExt;

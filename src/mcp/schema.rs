@@ -74,10 +74,6 @@ fn bound(v: &mut Value, min: Option<f64>, max: Option<f64>) {
     }
 }
 
-pub fn boolean(description: &str) -> Value {
-    json!({"type": "boolean", "description": description})
-}
-
 pub const ADDRESS_PATTERN: &str = "^0x[0-9a-fA-F]{40}$";
 pub const HASH_PATTERN: &str = "^0x[0-9a-fA-F]{64}$";
 

@@ -13,8 +13,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::catalog::{self, Seed, ToolSpec};
+use super::catalog;
 use super::schema;
+use super::spec::{Seed, ToolSpec};
 use super::tools::Reads;
 
 /// What the server tells every client first. Names, notices and any other text from the

@@ -2,8 +2,11 @@
 //! `protocol` and `analytics`, shaped as the JSON that `--json` prints. The scriptable commands
 //! and the assistant tools (`mcp`) call the same functions, so they answer with the same values.
 
+pub mod account;
+pub mod explorer;
 pub mod input;
 pub mod markets;
+pub mod protocol;
 pub mod quote;
 pub mod typed_data;
 

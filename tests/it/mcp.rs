@@ -128,9 +128,43 @@ fn vectors() -> Vec<(String, Value, String)> {
         .collect()
 }
 
-/// One call per tool, by name: every tool the server lists must be here.
-fn calls() -> Vec<(&'static str, Value)> {
+/// One call per tool, by name: every tool the server lists must be here. `w` holds a settled
+/// position and a queued open (`queued`).
+fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
     vec![
+        ("papertrade_wallet_positions", json!({"address": w})),
+        ("get_wallet_positions", json!({"address": w})),
+        ("get_positions", json!({"address": w})),
+        (
+            "get_positions",
+            json!({"address": w, "position_id": "999999"}),
+        ),
+        ("get_wallet", json!({"address": w})),
+        ("get_intents", json!({"address": w})),
+        ("lookup_intent", json!({"intent_id": queued, "wallet": w})),
+        (
+            "lookup_intent",
+            json!({"intent_id": format!("0x{}", "ab".repeat(32))}),
+        ),
+        ("get_trade_history", json!({"address": w, "filter": "all"})),
+        ("search", json!({"query": w})),
+        ("search", json!({"query": "nobody"})),
+        (
+            "get_leaderboard",
+            json!({"window": "all", "sort_key": "totalVolume", "page": 0}),
+        ),
+        ("get_protocol_overview", json!({"recent_trades": 3})),
+        ("get_recent_trades", json!({"limit": 5})),
+        (
+            "get_recent_trades",
+            json!({"market": "BTC", "kind": "open"}),
+        ),
+        (
+            "get_candles",
+            json!({"market": "BTC", "interval": "1h", "limit": 5}),
+        ),
+        ("papertrade_paper_mint", json!({"lossBasisUsd": 250})),
+        ("preview_top_traders", json!({"window": "24h", "limit": 3})),
         ("papertrade_markets", json!({})),
         ("papertrade_markets", json!({"market": "ETH"})),
         (
@@ -173,6 +207,20 @@ fn calls() -> Vec<(&'static str, Value)> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact() {
     let sim = sim_at_seed_price().await;
+    // A wallet with one settled position and one open still queued.
+    let mut trader = sim.trader(1_000).await;
+    let (body, _) = trader.open(sim.now_s(), 0, true, 50, 20);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_000).await;
+    let (body, queued) = trader.open(sim.now_s(), 1, false, 30, 40);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    let w = trader.wallet_hex();
+    let queued = format!("{queued:#x}");
+    let held = sim
+        .server
+        .shared
+        .with_engine(|e| e.accounts[&trader.address()].state.open_positions.clone());
+    assert_eq!(held.len(), 1);
     let client = connect(Server::new(reads(&sim), &[]), ProtocolVersion::V_2025_06_18).await;
     let info = client.peer_info().unwrap();
     assert_eq!(info.protocol_version, ProtocolVersion::V_2025_06_18);
@@ -181,7 +229,7 @@ async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact()
     assert!(instructions.contains("No tool signs"), "{instructions}");
 
     let tools = client.list_all_tools().await.unwrap();
-    let calls = calls();
+    let calls = calls(&w, &queued);
     for tool in &tools {
         let a = tool.annotations.clone().unwrap();
         assert_eq!(a.read_only_hint, Some(true), "{}", tool.name);
@@ -359,6 +407,63 @@ async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact()
     let p = get("preview_estimate_position", 0);
     assert_eq!(p["scenarios"].as_array().unwrap().len(), 1);
     assert_eq!(p["scenarios"][0]["priceMovePct"], -1.0);
+
+    // The wallet: the engine's own position and balance, the queued open.
+    for name in [
+        "papertrade_wallet_positions",
+        "get_wallet_positions",
+        "get_positions",
+    ] {
+        let v = get(name, 0);
+        assert_eq!(v["address"], w, "{name}");
+        let p = &v["positions"][0];
+        assert_eq!(v["positions"].as_array().unwrap().len(), 1, "{name}");
+        assert_eq!(p["positionId"], held[0].id.to_string(), "{name}");
+        assert_eq!(p["bustPriceRaw"], held[0].bust_price.to_string(), "{name}");
+        assert_eq!(
+            p["marginRaw"],
+            (50u128 * 10u128.pow(18)).to_string(),
+            "{name}"
+        );
+        assert_eq!(p["notionalUsd"], 1000.0, "{name}");
+        assert_eq!(v["pendingOperations"][0]["intentId"], queued, "{name}");
+    }
+    let explorer = get("get_positions", 0);
+    assert_eq!(
+        explorer["totals"]["marginRaw"],
+        (50u128 * 10u128.pow(18)).to_string()
+    );
+    assert_eq!(explorer["marks"]["BTC"]["raw"], mark.to_string());
+    assert!(explorer["closed"].is_null());
+    let narrowed = get("get_positions", 1);
+    assert_eq!(narrowed["positions"].as_array().unwrap().len(), 0);
+    assert_eq!(narrowed["closed"]["open"], false);
+    let balance = sim
+        .server
+        .shared
+        .with_engine(|e| e.accounts[&trader.address()].state.balance);
+    assert_eq!(get("get_wallet", 0)["balance_raw"], balance.to_string());
+    let intents = get("get_intents", 0);
+    assert_eq!(intents["count"], 1);
+    assert_eq!(intents["pending"][0]["intent_id"], queued);
+    assert_eq!(get("lookup_intent", 0)["state"], "queued");
+    assert_eq!(get("lookup_intent", 1)["state"], "not_found");
+    assert_eq!(get("search", 0)["kind"], "wallet");
+    assert_eq!(get("search", 0)["next_tool"], "get_wallet");
+    assert_eq!(get("search", 1)["kind"], "name");
+    let opens = get("get_recent_trades", 1);
+    assert!(
+        opens["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["kind"] == "open" && e["market"] == "BTC"),
+        "{opens}"
+    );
+    assert!(opens["count"].as_u64().unwrap() >= 1, "{opens}");
+    assert_eq!(get("get_candles", 0)["market"], "BTC");
+    let mint = get("papertrade_paper_mint", 0);
+    assert_eq!(mint["lossBasisRaw"], (250u128 * 10u128.pow(18)).to_string());
 
     // Typed data: the signing vectors' digests, computed by the reference implementation.
     let typed = tools

@@ -1,6 +1,6 @@
 //! The liquidations service's server (seed `004_…`).
 
-use super::super::catalog::ToolSpec;
+use super::super::spec::ToolSpec;
 
 pub fn tools() -> Vec<ToolSpec> {
     Vec::new()

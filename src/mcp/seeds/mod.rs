@@ -119,3 +119,43 @@ fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
         &["tradingPaused", "indexedThroughBlock", "limits", "markets"],
     )
 }
+
+/// The output schema of a wallet's positions (`positions --json`).
+fn wallet_positions_output() -> serde_json::Map<String, Value> {
+    use schema::of;
+    schema::output(
+        &[
+            ("address", of("string".into())),
+            ("balanceUsd", of("number".into())),
+            ("balanceRaw", of("string".into())),
+            ("availableUsd", of("number".into())),
+            ("queuedUsd", of("number".into())),
+            (
+                "positions",
+                serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
+                    "positionId": {"type": "string"}, "market": {"type": "string"},
+                    "side": {"type": "string"}, "leverage": {"type": "integer"},
+                    "marginUsd": {"type": "number"}, "marginRaw": {"type": "string"},
+                    "notionalUsd": {"type": "number"}, "bustPriceRaw": {"type": "string"},
+                    "distanceToLiquidationPct": {"type": "number"}
+                }, "required": ["positionId", "market", "side", "leverage", "marginUsd",
+                                "marginRaw", "notionalUsd", "bustPriceRaw"]}}),
+            ),
+            ("pendingOperations", of("array".into())),
+        ],
+        &[
+            "address",
+            "balanceUsd",
+            "balanceRaw",
+            "availableUsd",
+            "queuedUsd",
+            "positions",
+            "pendingOperations",
+        ],
+    )
+}
+
+/// `{"address": …}`, the one argument of the wallet-positions tools.
+fn address_only(description: &str) -> serde_json::Map<String, Value> {
+    schema::object(&[("address", schema::address(description))], &["address"])
+}

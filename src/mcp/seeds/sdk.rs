@@ -2,10 +2,10 @@
 
 use serde_json::json;
 
-use super::super::catalog::{Seed, ToolSpec};
 use super::super::schema::{self, number, of, one_of};
-use super::super::tools::{Implementation, MarketsView, QuoteView};
-use super::{btc_eth, markets_output, quote_output, ticket};
+use super::super::spec::{Seed, ToolSpec};
+use super::super::tools::{Implementation, MarketsView, PositionsView, QuoteView};
+use super::{address_only, btc_eth, markets_output, quote_output, ticket, wallet_positions_output};
 
 pub fn tools() -> Vec<ToolSpec> {
     let mut estimate = ticket(btc_eth(), Some(0.01));
@@ -103,6 +103,49 @@ pub fn tools() -> Vec<ToolSpec> {
             ),
             open_world: false,
             implementation: Implementation::TypedData,
+        },
+        ToolSpec {
+            name: "papertrade_paper_mint",
+            seed: Seed::Sdk,
+            title: "PAPER mint estimate",
+            description: "How much PAPER the protocol would mint for a realized trading loss at the current point on the mint curve, plus the marginal PAPER per 1 USD of loss basis, PAPER supply and the staked share. Read-only.",
+            input: schema::object(
+                &[(
+                    "lossBasisUsd",
+                    number(
+                        "Loss basis in USD to price. Defaults to 1.",
+                        Some(0.0),
+                        Some(1_000_000_000.0),
+                    ),
+                )],
+                &[],
+            ),
+            output: schema::output(
+                &[
+                    ("paperPerUsd", of("number".into())),
+                    ("paperPerUsdRaw", of("string".into())),
+                    ("estimatedPaper", of("number".into())),
+                    ("estimatedPaperRaw", of("string".into())),
+                ],
+                &[
+                    "paperPerUsd",
+                    "paperPerUsdRaw",
+                    "estimatedPaper",
+                    "estimatedPaperRaw",
+                ],
+            ),
+            open_world: true,
+            implementation: Implementation::PaperMint,
+        },
+        ToolSpec {
+            name: "papertrade_wallet_positions",
+            seed: Seed::Sdk,
+            title: "Wallet positions and balances",
+            description: "Open Papertrade positions and balances for any wallet address (public on-chain data), each with live mark, unrealized PnL, distance to liquidation and what a close would pay right now after impact and fees. Also free and queued balance, pending intents and PAPER. Read-only; needs no key.",
+            input: address_only("HyperEVM wallet address (0x...)."),
+            output: wallet_positions_output(),
+            open_world: true,
+            implementation: Implementation::Positions(PositionsView::Account),
         },
     ]
 }

@@ -2,10 +2,12 @@
 
 use serde_json::json;
 
-use super::super::catalog::{Seed, ToolSpec};
 use super::super::schema::{self, of};
-use super::super::tools::{Implementation, MarketsView, QuoteView};
-use super::{any_market, markets_output, quote_output, ticket};
+use super::super::spec::{Seed, ToolSpec};
+use super::super::tools::{Implementation, MarketsView, PositionsView, QuoteView};
+use super::{
+    address_only, any_market, markets_output, quote_output, ticket, wallet_positions_output,
+};
 
 /// The terminal's margin: greater than 0, at most 10,000,000.
 fn positive_margin(
@@ -134,6 +136,76 @@ pub fn tools() -> Vec<ToolSpec> {
             ),
             open_world: true,
             implementation: Implementation::CloseQuote,
+        },
+        ToolSpec {
+            name: "get_wallet_positions",
+            seed: Seed::Terminal,
+            title: "Wallet positions",
+            description: "Balance, available and queued funds, open positions (each with mark, unrealized PnL, what a close pays now and the distance to liquidation) and pending operations for an address. Needs only a public address and cannot act on the account.",
+            input: address_only("Wallet address, ^0x[0-9a-fA-F]{40}$."),
+            output: wallet_positions_output(),
+            open_world: true,
+            implementation: Implementation::Positions(PositionsView::Account),
+        },
+        ToolSpec {
+            name: "get_recent_trades",
+            seed: Seed::Terminal,
+            title: "Recent trades",
+            description: "Latest opens, closes and liquidations across traders, newest first, optionally for one market or kind.",
+            input: schema::object(
+                &[
+                    ("market", any_market()),
+                    (
+                        "kind",
+                        json!({"type": "string", "description": "Filter by event kind.", "enum": ["open", "close", "liquidation"]}),
+                    ),
+                    (
+                        "limit",
+                        json!({"type": "integer", "description": "1 to 50, default 20.", "minimum": 1, "maximum": 50}),
+                    ),
+                ],
+                &[],
+            ),
+            output: schema::output(
+                &[
+                    ("count", of("integer".into())),
+                    ("events", of("array".into())),
+                ],
+                &["count", "events"],
+            ),
+            open_world: true,
+            implementation: Implementation::RecentTrades,
+        },
+        ToolSpec {
+            name: "get_candles",
+            seed: Seed::Terminal,
+            title: "Candles",
+            description: "OHLCV candles of the Hyperliquid perpetual a market tracks, oldest first, with the change over the window.",
+            input: schema::object(
+                &[
+                    ("market", any_market()),
+                    (
+                        "interval",
+                        json!({"type": "string", "description": "Default 1h.", "enum": ["1m", "5m", "15m", "1h", "4h", "1d"]}),
+                    ),
+                    (
+                        "limit",
+                        json!({"type": "integer", "description": "1 to 200, default 48.", "minimum": 1, "maximum": 200}),
+                    ),
+                ],
+                &["market"],
+            ),
+            output: schema::output(
+                &[
+                    ("market", of("string".into())),
+                    ("interval", of("string".into())),
+                    ("candles", of("array".into())),
+                    ("changePct", of(json!(["number", "null"]))),
+                ],
+                &["market", "interval", "candles", "changePct"],
+            ),
+            open_world: true,
+            implementation: Implementation::Candles,
         },
     ]
 }

@@ -2,6 +2,7 @@
 //! (three quote an open, three list markets) they share one, and only the arguments' names and a
 //! few result names differ. Each answers from `report`, the code behind the `--json` commands.
 
+mod explorer;
 mod markets;
 mod quote;
 mod typed_data;
@@ -12,6 +13,7 @@ use crate::client::ExchangeHttp;
 use crate::protocol::order::Deadlines;
 use crate::report::ReportError;
 
+pub use explorer::PositionsView;
 pub use markets::MarketsView;
 pub use quote::QuoteView;
 
@@ -31,6 +33,18 @@ pub enum Implementation {
     Ladder,
     CloseQuote,
     TypedData,
+    PaperMint,
+    Positions(PositionsView),
+    RecentTrades,
+    Candles,
+    Search,
+    Wallet,
+    Intents,
+    LookupIntent,
+    Leaderboard,
+    TradeHistory,
+    Overview,
+    TopTraders,
 }
 
 /// A tool's result: a short text for the model and the structured data for programs.
@@ -53,6 +67,18 @@ impl Implementation {
             Implementation::Ladder => quote::ladder(reads, &a).await,
             Implementation::CloseQuote => quote::close_quote(reads, &a).await,
             Implementation::TypedData => typed_data::typed_data(reads, &a),
+            Implementation::PaperMint => explorer::paper_mint(reads, &a).await,
+            Implementation::Positions(view) => explorer::positions(reads, view, &a).await,
+            Implementation::RecentTrades => explorer::recent_trades(reads, &a).await,
+            Implementation::Candles => explorer::candles(reads, &a).await,
+            Implementation::Search => explorer::search(reads, &a).await,
+            Implementation::Wallet => explorer::wallet(reads, &a).await,
+            Implementation::Intents => explorer::intents(reads, &a).await,
+            Implementation::LookupIntent => explorer::lookup(reads, &a).await,
+            Implementation::Leaderboard => explorer::leaderboard(reads, &a).await,
+            Implementation::TradeHistory => explorer::history(reads, &a).await,
+            Implementation::Overview => explorer::overview(reads, &a).await,
+            Implementation::TopTraders => explorer::top_traders(reads, &a).await,
         }
     }
 }
@@ -70,10 +96,6 @@ impl Args<'_> {
             Value::Bool(b) => Some(b.to_string()),
             _ => None,
         }
-    }
-
-    fn flag(&self, name: &str) -> Option<bool> {
-        self.0.get(name).and_then(Value::as_bool)
     }
 
     fn get(&self, name: &str) -> Option<&Value> {
