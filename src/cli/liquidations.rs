@@ -3,26 +3,19 @@
 //! a scan of the wallets with the most open notional. Thin: parse, scan, call
 //! `analytics::liquidations`, print. Every figure is reported beside its coverage.
 
-use std::collections::BTreeMap;
-
 use clap::Args;
-use serde_json::{Value, json};
 
 use crate::analytics::liquidations::{
-    self as liq, AtRisk, Book, ClosestQuery, Coverage, DEFAULT_BUCKETS, DEFAULT_CLOSEST,
-    DEFAULT_CLUSTERS, DEFAULT_WALLETS, MAX_BUCKETS, MAX_CASCADE_PERCENT, MAX_CLOSEST, MAX_CLUSTERS,
-    MAX_WALLETS, json as out_json,
+    AtRisk, Coverage, DEFAULT_BUCKETS, DEFAULT_CLOSEST, DEFAULT_CLUSTERS, DEFAULT_WALLETS,
+    MAX_BUCKETS, MAX_CASCADE_PERCENT, MAX_CLOSEST, MAX_CLUSTERS, MAX_WALLETS,
 };
-use crate::client::scan::{SNAPSHOT_TIMEOUT, Scan, scan, snapshot};
-use crate::protocol::trading::Instrument;
-use crate::protocol::units::{DecimalError, parse_scaled, signed};
+use crate::protocol::units::signed;
 use crate::quote::{fraction_json, percent_text};
 use crate::text::sanitize_line;
 
 use super::Context;
 use super::args;
 use super::output::{Align, CliError, Table, price, print_json, usd};
-use crate::client::market_data::MarketData;
 
 fn ranged(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
     clap::builder::RangedU64ValueParser::<usize>::new().range(lo..=hi)
@@ -105,134 +98,28 @@ pub(crate) struct LiquidationMapArgs {
     pub scan: ScanArgs,
 }
 
-/// Where a protocol-wide map would come from, and why it does not here.
-const NO_PROTOCOL_MAP: &str = "not available from this exchange: no protocol-wide liquidation map \
-     endpoint is known (protocol.md §3, §10); this map is derived from the scan";
+use crate::report::liquidations::{self as report, Gathered, gather, percent};
 
-/// A percentage with at most `decimals` places, 0 to `max`, as an integer at 10^decimals.
-fn percent(field: &str, text: &str, decimals: u32, max: u32) -> Result<u128, CliError> {
-    let bad = |why: String| CliError::input(field, why);
-    if text.trim_start().starts_with('-') {
-        return Err(bad(format!("must be 0 to {max}, got {text:?}")));
+fn scan_lines(g: &Gathered, cov: &Coverage) -> String {
+    let mut text = format!(
+        "scanned {} of the top {} wallets by open notional ({} positions); coverage {} of {} open interest",
+        g.scan.accounts(g.wallets).len(),
+        g.scan.wallets.len().min(g.wallets),
+        g.book.positions.len(),
+        coverage_text(cov),
+        usd(signed(cov.total_usd)),
+    );
+    for (w, why) in g.scan.failures(g.wallets) {
+        text.push_str(&format!(
+            "\n  not read: {w:#x}: {}",
+            sanitize_line(why, 160)
+        ));
     }
-    let value = parse_scaled(text, decimals).map_err(|e| match e {
-        DecimalError::TooPrecise(_) => bad(format!(
-            "has more than {decimals} decimal places, got {text:?}"
-        )),
-        _ => bad(format!(
-            "must be a percentage from 0 to {max}, got {text:?}"
-        )),
-    })?;
-    if value > u128::from(max) * 10u128.pow(decimals) {
-        return Err(bad(format!("must be 0 to {max}, got {text:?}")));
-    }
-    Ok(value)
-}
-
-/// The bucket in raw price units: the given USD size (at most the market's price decimals), or
-/// the default for the mark.
-fn bucket(text: Option<&str>, market: &Instrument, mark: u64) -> Result<u64, CliError> {
-    match text {
-        Some(t) => Ok(args::price("bucket-usd", t, market)?),
-        None => Ok(liq::default_bucket(mark)),
-    }
-}
-
-/// The market data and the scan, with the market named (checked against the live list).
-struct Gathered {
-    data: MarketData,
-    scan: Scan,
-    wallets: usize,
-    book: Book,
-    marks: BTreeMap<u32, u64>,
-}
-
-async fn gather(ctx: &Context, market: Option<&str>, wallets: usize) -> Result<Gathered, CliError> {
-    let data = MarketData::live(&ctx.http, market).await?;
-    if let Some(m) = market {
-        args::market(&data.state, m)?;
-    }
-    let scan = scan(&ctx.http, wallets).await?;
-    let marks = data.known_marks();
-    let book = liq::book(&scan.accounts(wallets), &data.state, &marks);
-    Ok(Gathered {
-        data,
-        scan,
-        wallets,
-        book,
-        marks,
-    })
-}
-
-impl Gathered {
-    fn market(&self, name: &str) -> Result<(&Instrument, u64), CliError> {
-        let m = args::market(&self.data.state, name)?;
-        let mark = self.data.mark(m).map_err(|e| {
-            CliError::Network(format!(
-                "no live mark for {}: {e}",
-                sanitize_line(&m.symbol, 24)
-            ))
-        })?;
-        Ok((m, mark))
-    }
-
-    fn positions(&self, instrument_id: u32) -> Vec<&AtRisk> {
-        self.book.in_market(Some(instrument_id)).collect()
-    }
-
-    fn coverage(&self, instrument_id: Option<u32>) -> Coverage {
-        liq::coverage(&self.book, &self.data.state, &self.marks, instrument_id)
-    }
-
-    /// What was scanned, for JSON.
-    fn scan_json(&self) -> Value {
-        let failed: Vec<Value> = self
-            .scan
-            .failures(self.wallets)
-            .into_iter()
-            .map(|(w, why)| json!({"wallet": format!("{w:#x}"), "reason": why}))
-            .collect();
-        json!({
-            "rankedBy": "currentOpenNotional",
-            "walletsRequested": self.wallets,
-            "walletsListed": self.scan.wallets.len().min(self.wallets),
-            "walletsScanned": self.scan.accounts(self.wallets).len(),
-            "walletsFailed": failed,
-            "leaderboardAccounts": self.scan.leaderboard_accounts,
-            "positionsValued": self.book.positions.len(),
-            "positionsUnvalued": self.book.unvalued,
-            "tookMs": self.scan.took.as_millis() as u64,
-        })
-    }
-
-    /// What was scanned, for a person: one line, then any failures.
-    fn scan_lines(&self, cov: &Coverage) -> String {
-        let mut text = format!(
-            "scanned {} of the top {} wallets by open notional ({} positions); coverage {} of {} open interest",
-            self.scan.accounts(self.wallets).len(),
-            self.scan.wallets.len().min(self.wallets),
-            self.book.positions.len(),
-            coverage_text(cov),
-            usd(signed(cov.total_usd)),
-        );
-        for (w, why) in self.scan.failures(self.wallets) {
-            text.push_str(&format!(
-                "\n  not read: {w:#x}: {}",
-                sanitize_line(why, 160)
-            ));
-        }
-        text
-    }
+    text
 }
 
 fn coverage_text(c: &Coverage) -> String {
     format!("{}%", percent_text(signed(c.scanned_usd), c.total_usd, 1))
-}
-
-fn with_scan(mut value: Value, g: &Gathered) -> Value {
-    value["scan"] = g.scan_json();
-    value["parameters"] = g.data.parameters_json();
-    value
 }
 
 pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
@@ -242,23 +129,19 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
         .map(|t| percent("cascade-percent", t, 2, MAX_CASCADE_PERCENT))
         .transpose()?
         .map(|p| p as u32);
-    let g = gather(ctx, Some(&a.market), a.scan.wallets).await?;
-    let (m, mark) = g.market(&a.market)?;
-    let bucket = bucket(a.bucket_usd.as_deref(), m, mark)?;
-    let positions = g.positions(m.id);
-    let map = liq::bust_map(
-        &positions,
-        mark,
-        m.price_scale,
-        bucket,
-        a.max_buckets,
+    let g = gather(&ctx.http, Some(&a.market), a.scan.wallets).await?;
+    let (value, m, mark, bucket, map) = report::bust_map(
+        &g,
+        &a.market,
+        a.bucket_usd.as_deref(),
         cascade,
-    );
-    let cov = g.coverage(Some(m.id));
+        a.max_buckets,
+    )?;
     if ctx.json {
-        print_json(&with_scan(out_json::bust_map(&m.symbol, &map, &cov), &g));
+        print_json(&value);
         return Ok(());
     }
+    let cov = g.coverage(Some(m.id));
     let scale = m.price_scale;
     println!(
         "{} bust map · mark {} · bucket ${}",
@@ -266,7 +149,7 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("{}", g.scan_lines(&cov));
+    println!("{}", scan_lines(&g, &cov));
     let mut table = Table::new(&[
         ("BUST PRICE", Align::Left),
         ("LONG", Align::Right),
@@ -322,46 +205,24 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
 }
 
 pub async fn closest_to_bust(ctx: &Context, a: ClosestArgs) -> Result<(), CliError> {
-    let is_long = match a.side.trim().to_ascii_lowercase().as_str() {
-        "both" => None,
-        _ => Some(args::side(&a.side).map_err(|_| {
-            CliError::input(
-                "side",
-                format!("must be long, short or both, got {:?}", a.side),
-            )
-        })?),
-    };
-    let max_distance_e5 = a
-        .max_distance_percent
-        .as_deref()
-        .map(|t| percent("max-distance-percent", t, 5, 1_000))
-        .transpose()?;
-    let all = a.market.trim().eq_ignore_ascii_case("all");
-    let g = gather(ctx, (!all).then_some(a.market.as_str()), a.scan.wallets).await?;
-    let instrument_id = if all {
-        None
-    } else {
-        Some(args::market(&g.data.state, &a.market)?.id)
-    };
-    let q = ClosestQuery {
-        instrument_id,
-        is_long,
-        max_distance_e5,
-        limit: a.limit,
-    };
-    let ranked = liq::closest(&g.book, &q);
-    let cov = g.coverage(instrument_id);
+    let all = report::is_all(&a.market);
+    let g = gather(
+        &ctx.http,
+        (!all).then_some(a.market.as_str()),
+        a.scan.wallets,
+    )
+    .await?;
+    let (value, ranked) = report::closest(
+        &g,
+        &a.market,
+        &a.side,
+        a.max_distance_percent.as_deref(),
+        a.limit,
+    )?;
     if ctx.json {
-        let value = json!({
-            "market": instrument_id.map_or("all".to_string(), |id| g.data.state.market_by_id(id).map(|m| m.symbol.clone()).unwrap_or_default()),
-            "side": is_long.map_or("both", args::side_label),
-            "positions": out_json::closest(&ranked),
-            "coverage": out_json::coverage(&cov),
-        });
-        print_json(&with_scan(value, &g));
+        print_json(&value);
         return Ok(());
     }
-    println!("{}", g.scan_lines(&cov));
     print_positions(&ranked, true);
     Ok(())
 }
@@ -408,18 +269,14 @@ fn print_positions(ranked: &[&AtRisk], with_wallet: bool) {
 }
 
 pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliError> {
-    let g = gather(ctx, Some(&a.market), a.scan.wallets).await?;
-    let (m, mark) = g.market(&a.market)?;
-    let bucket = bucket(a.bucket_usd.as_deref(), m, mark)?;
-    let summary = liq::clusters(&g.positions(m.id), mark, m.price_scale, bucket, a.clusters);
-    let cov = g.coverage(Some(m.id));
+    let g = gather(&ctx.http, Some(&a.market), a.scan.wallets).await?;
+    let (value, m, mark, bucket, summary) =
+        report::clusters(&g, &a.market, a.bucket_usd.as_deref(), a.clusters)?;
     if ctx.json {
-        print_json(&with_scan(
-            out_json::clusters(&m.symbol, &summary, &cov),
-            &g,
-        ));
+        print_json(&value);
         return Ok(());
     }
+    let cov = g.coverage(Some(m.id));
     let scale = m.price_scale;
     println!(
         "{} bust clusters · mark {} · width ${}",
@@ -427,7 +284,7 @@ pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliErro
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("{}", g.scan_lines(&cov));
+    println!("{}", scan_lines(&g, &cov));
     for (label, list, long) in [
         ("longs below the mark", &summary.longs, true),
         ("shorts above the mark", &summary.shorts, false),
@@ -465,15 +322,8 @@ pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliErro
 
 pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliError> {
     let wallet = args::address("<ADDR>", &a.wallet)?;
-    let data = MarketData::live(&ctx.http, None).await?;
-    let account = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshot(&ctx.http, wallet))
-        .await
-        .unwrap_or_else(|_| Err("no snapshot in time".into()))
-        .map_err(|e| CliError::Network(format!("account stream of {wallet:#x}: {e}")))?;
-    let risk = liq::wallet_risk(&account, &data.state, &data.known_marks());
+    let (value, risk) = report::wallet_risk(&ctx.http, wallet).await?;
     if ctx.json {
-        let mut value = out_json::wallet_risk(&risk);
-        value["parameters"] = data.parameters_json();
         print_json(&value);
         return Ok(());
     }
@@ -511,17 +361,14 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
 }
 
 pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(), CliError> {
-    let g = gather(ctx, Some(&a.market), a.scan.wallets).await?;
-    let (m, mark) = g.market(&a.market)?;
-    let bucket = bucket(a.bucket_usd.as_deref(), m, mark)?;
-    let map = liq::liquidation_map(&g.positions(m.id), mark, m.price_scale, bucket);
-    let cov = g.coverage(Some(m.id));
+    let g = gather(&ctx.http, Some(&a.market), a.scan.wallets).await?;
+    let (value, m, mark, bucket, map) =
+        report::liquidation_map(&g, &a.market, a.bucket_usd.as_deref())?;
     if ctx.json {
-        let mut value = out_json::liquidation_map(&m.symbol, &map, &cov);
-        value["protocolMap"] = json!({"available": false, "reason": NO_PROTOCOL_MAP});
-        print_json(&with_scan(value, &g));
+        print_json(&value);
         return Ok(());
     }
+    let cov = g.coverage(Some(m.id));
     let scale = m.price_scale;
     println!(
         "{} liquidation map · mark {} · bucket ${}",
@@ -529,8 +376,8 @@ pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("protocol-wide map: {NO_PROTOCOL_MAP}");
-    println!("{}", g.scan_lines(&cov));
+    println!("protocol-wide map: {}", report::NO_PROTOCOL_MAP);
+    println!("{}", scan_lines(&g, &cov));
     let mut table = Table::new(&[
         ("BUST PRICE", Align::Left),
         ("LONG", Align::Right),

@@ -5,6 +5,7 @@
 pub mod account;
 pub mod explorer;
 pub mod input;
+pub mod liquidations;
 pub mod markets;
 pub mod protocol;
 pub mod quote;

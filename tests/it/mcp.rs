@@ -165,6 +165,13 @@ fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
         ),
         ("papertrade_paper_mint", json!({"lossBasisUsd": 250})),
         ("preview_top_traders", json!({"window": "24h", "limit": 3})),
+        ("get_bust_map", json!({"market": "BTC", "wallets": 5, "cascadePercent": 5})),
+        ("get_closest_to_bust", json!({"market": "all", "limit": 5, "side": "both"})),
+        ("get_bust_cluster_summary", json!({"market": "BTC", "clusters": 2})),
+        ("get_wallet_distance_to_bust", json!({"wallet": w})),
+        ("get_protocol_liquidation_map", json!({"market": "BTC"})),
+        ("preview_wallet_risk", json!({"address": w})),
+        ("preview_liquidations_nearby", json!({"market": "BTC", "pct": 5, "accounts": 5})),
         ("papertrade_markets", json!({})),
         ("papertrade_markets", json!({"market": "ETH"})),
         (
@@ -464,6 +471,26 @@ async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact()
     assert_eq!(get("get_candles", 0)["market"], "BTC");
     let mint = get("papertrade_paper_mint", 0);
     assert_eq!(mint["lossBasisRaw"], (250u128 * 10u128.pow(18)).to_string());
+
+    // Liquidations: the one position in the book is the trader's, as the engine holds it.
+    let bust = held[0].bust_price.to_string();
+    let closest = get("get_closest_to_bust", 0);
+    assert_eq!(closest["positions"].as_array().unwrap().len(), 1, "{closest}");
+    assert_eq!(closest["positions"][0]["bustPriceRaw"], bust);
+    assert_eq!(closest["positions"][0]["wallet"], w);
+    for name in ["get_wallet_distance_to_bust", "preview_wallet_risk"] {
+        let r = get(name, 0);
+        assert_eq!(r["positions"][0]["bustPriceRaw"], bust, "{name}");
+        assert_eq!(r["totals"]["notionalUsd"], 1000.0, "{name}");
+    }
+    for name in ["get_bust_map", "preview_liquidations_nearby", "get_protocol_liquidation_map"] {
+        let m = get(name, 0);
+        assert_eq!(m["totals"]["longNotionalUsd"], 1000.0, "{name}: {m}");
+        assert_eq!(m["coverage"]["fraction"], 1.0, "{name}: {m}");
+    }
+    // A 20x long busts within a 5% move: the cascade has it.
+    assert_eq!(get("get_bust_map", 0)["cascade"]["longNotionalUsd"], 1000.0);
+    assert_eq!(get("get_protocol_liquidation_map", 0)["protocolMap"]["available"], false);
 
     // Typed data: the signing vectors' digests, computed by the reference implementation.
     let typed = tools

@@ -159,3 +159,35 @@ fn wallet_positions_output() -> serde_json::Map<String, Value> {
 fn address_only(description: &str) -> serde_json::Map<String, Value> {
     schema::object(&[("address", schema::address(description))], &["address"])
 }
+
+/// The output schema of a scan-based liquidation view: its `fields` (arrays), the coverage and
+/// what was scanned.
+fn liquidation_output(fields: &[&str]) -> serde_json::Map<String, Value> {
+    use schema::of;
+    let mut props: Vec<(&str, Value)> = vec![
+        ("market", of("string".into())),
+        (
+            "coverage",
+            serde_json::json!({"type": "object", "properties": {"fraction": {"type": ["number", "null"]}}, "required": ["fraction"]}),
+        ),
+        ("scan", of("object".into())),
+    ];
+    props.extend(fields.iter().map(|f| (*f, of("array".into()))));
+    let mut required = vec!["market", "coverage", "scan"];
+    required.extend(fields);
+    schema::output(&props, &required)
+}
+
+/// The output schema of one wallet's distance to bust.
+fn wallet_risk_output() -> serde_json::Map<String, Value> {
+    use schema::of;
+    schema::output(
+        &[
+            ("wallet", of("string".into())),
+            ("positions", of("array".into())),
+            ("totals", of("object".into())),
+            ("risk", of("object".into())),
+        ],
+        &["positions", "totals", "risk"],
+    )
+}

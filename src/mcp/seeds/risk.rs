@@ -4,8 +4,10 @@
 
 use super::super::schema::{self, number};
 use super::super::spec::{Seed, ToolSpec};
-use super::super::tools::{Implementation, MarketsView, QuoteView};
-use super::{btc_eth, markets_output, quote_output, ticket};
+use super::super::tools::{BustMapView, Implementation, MarketsView, QuoteView};
+use super::{
+    btc_eth, liquidation_output, markets_output, quote_output, ticket, wallet_risk_output,
+};
 
 pub fn tools() -> Vec<ToolSpec> {
     let mut estimate = ticket(btc_eth(), Some(0.01));
@@ -75,6 +77,53 @@ pub fn tools() -> Vec<ToolSpec> {
             ),
             open_world: true,
             implementation: Implementation::TopTraders,
+        },
+        ToolSpec {
+            name: "preview_wallet_risk",
+            seed: Seed::Risk,
+            title: "Wallet risk",
+            description: "Account-level risk summary for a wallet: each open position's bust price, distance and danger, equity, effective leverage and the worst danger.",
+            input: schema::object(
+                &[(
+                    "address",
+                    schema::address("Wallet: 0x plus 40 hex characters."),
+                )],
+                &["address"],
+            ),
+            output: wallet_risk_output(),
+            open_world: true,
+            implementation: Implementation::WalletRisk("address"),
+        },
+        ToolSpec {
+            name: "preview_liquidations_nearby",
+            seed: Seed::Risk,
+            title: "Liquidations nearby",
+            description: "What a move of pct percent either way would bust, scanning up to `accounts` wallets with the most open notional (default 5), with the bust notional per bucket around the mark and the coverage of open interest.",
+            input: schema::object(
+                &[
+                    ("market", btc_eth()),
+                    (
+                        "pct",
+                        number(
+                            "Move in percent either way (0 to 25).",
+                            Some(0.0),
+                            Some(25.0),
+                        ),
+                    ),
+                    (
+                        "accounts",
+                        super::super::schema::integer(
+                            "Wallets to scan (1 to 25).",
+                            Some(1),
+                            Some(25),
+                        ),
+                    ),
+                ],
+                &["market"],
+            ),
+            output: liquidation_output(&["buckets"]),
+            open_world: true,
+            implementation: Implementation::BustMap(BustMapView::Nearby),
         },
     ]
 }

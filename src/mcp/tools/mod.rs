@@ -3,6 +3,7 @@
 //! few result names differ. Each answers from `report`, the code behind the `--json` commands.
 
 mod explorer;
+mod liquidations;
 mod markets;
 mod quote;
 mod typed_data;
@@ -14,6 +15,7 @@ use crate::protocol::order::Deadlines;
 use crate::report::ReportError;
 
 pub use explorer::PositionsView;
+pub use liquidations::BustMapView;
 pub use markets::MarketsView;
 pub use quote::QuoteView;
 
@@ -45,6 +47,12 @@ pub enum Implementation {
     TradeHistory,
     Overview,
     TopTraders,
+    BustMap(BustMapView),
+    ClosestToBust,
+    BustClusters,
+    /// One wallet's distance to bust; the argument is named `field` (`wallet` or `address`).
+    WalletRisk(&'static str),
+    LiquidationMap,
 }
 
 /// A tool's result: a short text for the model and the structured data for programs.
@@ -79,6 +87,25 @@ impl Implementation {
             Implementation::TradeHistory => explorer::history(reads, &a).await,
             Implementation::Overview => explorer::overview(reads, &a).await,
             Implementation::TopTraders => explorer::top_traders(reads, &a).await,
+            Implementation::BustMap(_)
+            | Implementation::ClosestToBust
+            | Implementation::BustClusters
+            | Implementation::WalletRisk(_)
+            | Implementation::LiquidationMap => {
+                // The scan's future is not provably `Send` (rustc cannot show it for the
+                // closure `client::scan` hands to its stream), and a served tool call must be.
+                // `block_on` on a blocking thread needs no `Send` for what it runs.
+                let (reads, args, handle) = (
+                    reads.clone(),
+                    args.clone(),
+                    tokio::runtime::Handle::current(),
+                );
+                tokio::task::spawn_blocking(move || {
+                    handle.block_on(liquidations::call(self, &reads, &Args(&args)))
+                })
+                .await
+                .unwrap_or_else(|e| Err(Failure(format!("the tool stopped unexpectedly: {e}"))))
+            }
         }
     }
 }
