@@ -16,6 +16,7 @@ pub mod mint;
 pub mod overview;
 pub mod positions;
 pub mod search;
+pub mod status;
 pub mod trades;
 pub mod wallet;
 

@@ -9,6 +9,7 @@ pub mod liquidations;
 pub mod markets;
 pub mod protocol;
 pub mod quote;
+pub mod status;
 pub mod typed_data;
 
 /// Why a report could not be made. Input errors name the field as the caller spelt it (a flag

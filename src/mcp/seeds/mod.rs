@@ -191,3 +191,44 @@ fn wallet_risk_output() -> serde_json::Map<String, Value> {
         &["positions", "totals", "risk"],
     )
 }
+
+/// The output schema of the protocol's status (the SDK's and the terminal's names).
+fn status_output() -> serde_json::Map<String, Value> {
+    use schema::of;
+    schema::output(
+        &[
+            ("healthy", of("boolean".into())),
+            (
+                "relayer",
+                serde_json::json!({"type": "object", "properties": {"ready": {"type": "boolean"}}, "required": ["ready"]}),
+            ),
+            ("relayerOk", of("boolean".into())),
+            ("relayerDetail", of("string".into())),
+            ("tradingPaused", of("boolean".into())),
+            ("acceptedActions", of("array".into())),
+            ("minimumMarginUsd", of("number".into())),
+            ("minimumMarginRaw", of("string".into())),
+            ("minimumNotionalUsd", of("number".into())),
+            ("minimumNotionalRaw", of("string".into())),
+            (
+                "notices",
+                serde_json::json!({"type": "array", "maxItems": 5, "items": {"type": "object", "properties": {
+                    "title": {"type": "string"}, "body": {"type": "string"}, "level": {"type": "string"}
+                }, "required": ["title", "body", "level"]}}),
+            ),
+        ],
+        &[
+            "healthy",
+            "relayer",
+            "relayerOk",
+            "relayerDetail",
+            "tradingPaused",
+            "acceptedActions",
+            "minimumMarginUsd",
+            "minimumMarginRaw",
+            "minimumNotionalUsd",
+            "minimumNotionalRaw",
+            "notices",
+        ],
+    )
+}

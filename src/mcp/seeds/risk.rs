@@ -4,9 +4,10 @@
 
 use super::super::schema::{self, number};
 use super::super::spec::{Seed, ToolSpec};
-use super::super::tools::{BustMapView, Implementation, MarketsView, QuoteView};
+use super::super::tools::{BustMapView, Implementation, MarketsView, QuoteView, StatusView};
 use super::{
-    btc_eth, liquidation_output, markets_output, quote_output, ticket, wallet_risk_output,
+    btc_eth, liquidation_output, markets_output, quote_output, status_output, ticket,
+    wallet_risk_output,
 };
 
 pub fn tools() -> Vec<ToolSpec> {
@@ -124,6 +125,24 @@ pub fn tools() -> Vec<ToolSpec> {
             output: liquidation_output(&["buckets"]),
             open_world: true,
             implementation: Implementation::BustMap(BustMapView::Nearby),
+        },
+        ToolSpec {
+            name: "get_service_status",
+            seed: Seed::Risk,
+            title: "Service status",
+            description: "Upstream health: the relayer's readiness, the pause switch, accepted actions, minimums and operator notices. This local server charges nothing, so the hosted service's payment status, prices and networks do not apply (payments says so).",
+            input: schema::object(&[], &[]),
+            output: {
+                let mut o = status_output();
+                o["properties"]["payments"] = super::super::schema::of("object".into());
+                o["required"]
+                    .as_array_mut()
+                    .expect("required")
+                    .push(serde_json::json!("payments"));
+                o
+            },
+            open_world: true,
+            implementation: Implementation::Status(StatusView::Risk),
         },
     ]
 }

@@ -6,6 +6,7 @@ mod explorer;
 mod liquidations;
 mod markets;
 mod quote;
+mod status;
 mod typed_data;
 
 use serde_json::{Map, Value};
@@ -18,6 +19,7 @@ pub use explorer::PositionsView;
 pub use liquidations::BustMapView;
 pub use markets::MarketsView;
 pub use quote::QuoteView;
+pub use status::StatusView;
 
 /// What every tool reads with.
 #[derive(Clone)]
@@ -53,6 +55,7 @@ pub enum Implementation {
     /// One wallet's distance to bust; the argument is named `field` (`wallet` or `address`).
     WalletRisk(&'static str),
     LiquidationMap,
+    Status(StatusView),
 }
 
 /// A tool's result: a short text for the model and the structured data for programs.
@@ -87,6 +90,7 @@ impl Implementation {
             Implementation::TradeHistory => explorer::history(reads, &a).await,
             Implementation::Overview => explorer::overview(reads, &a).await,
             Implementation::TopTraders => explorer::top_traders(reads, &a).await,
+            Implementation::Status(view) => status::status(reads, view, &a).await,
             Implementation::BustMap(_)
             | Implementation::ClosestToBust
             | Implementation::BustClusters
