@@ -185,6 +185,10 @@ fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
             json!({"market": "BTC", "pct": 5, "accounts": 5}),
         ),
         ("papertrade_protocol_health", json!({})),
+        (
+            "papertrade_prepare_open",
+            json!({"user": w, "market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500}),
+        ),
         ("get_protocol_status", json!({})),
         ("get_service_status", json!({})),
         ("papertrade_markets", json!({})),
@@ -518,6 +522,18 @@ async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact()
         false
     );
 
+    // Prepare open: the seed's quote and an unsigned OpenPosition whose size is the margin in wad.
+    let prep = get("papertrade_prepare_open", 0);
+    assert_eq!(prep["bustPrice"], 82674.0);
+    let message = &prep["typedData"]["message"];
+    assert_eq!(message["size"], (100u128 * 10u128.pow(18)).to_string());
+    assert_eq!(message["leverage"], 500);
+    assert_eq!(prep["primaryType"], "OpenPosition");
+    assert!(
+        prep["summary"].as_str().unwrap().contains("82674"),
+        "{prep}"
+    );
+
     // Status: the engine's switches and minimums; the simulator's relayer is ready.
     for name in [
         "papertrade_protocol_health",
@@ -616,6 +632,11 @@ async fn bad_calls_are_results_that_say_what_to_do_and_an_unknown_tool_is_invali
             "papertrade_build_typed_data",
             json!({"type": "Close", "message": {"user": "0x12"}}),
             "Invalid argument message",
+        ),
+        (
+            "papertrade_prepare_open",
+            json!({"user": "0x14791697260e4c9a71f18484c9f997b308e59325", "market": "BTC", "side": "long", "marginUsd": 50, "leverage": 10}),
+            "The relayer would refuse this open (",
         ),
     ];
     for (name, a, expect) in cases {

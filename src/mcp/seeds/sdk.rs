@@ -160,5 +160,45 @@ pub fn tools() -> Vec<ToolSpec> {
             open_world: true,
             implementation: Implementation::Status(StatusView::Sdk),
         },
+        ToolSpec {
+            name: "papertrade_prepare_open",
+            seed: Seed::Sdk,
+            title: "Prepare an open-position intent (unsigned)",
+            description: "Validate a position open against live market limits (pause state, leverage, minimum margin and notional, size and open-interest caps) and, if accepted, return the UNSIGNED OpenPosition EIP-712 payload plus a plain-language summary to show the user. The OpenPosition size field is the margin in wad, not notional. Never signs or submits; the user must confirm and sign with their own session key.",
+            input: schema::object(
+                &{
+                    let mut a = vec![("user", schema::address("Trader wallet address (0x...)."))];
+                    a.extend(ticket(btc_eth(), Some(0.01)));
+                    a.push((
+                        "useDebt",
+                        json!({"type": "boolean", "description": "Pay margin from the queued (owed) balance. Default false."}),
+                    ));
+                    a
+                },
+                &["user", "market", "side", "marginUsd", "leverage"],
+            ),
+            output: schema::output(
+                &[
+                    ("unsigned", json!({"type": "boolean", "enum": [true]})),
+                    ("summary", of("string".into())),
+                    ("typedData", of("object".into())),
+                    ("digest", of("string".into())),
+                    ("request", of("object".into())),
+                    ("bustPrice", of("number".into())),
+                    ("bustPriceRaw", of("string".into())),
+                ],
+                &[
+                    "unsigned",
+                    "typedData",
+                    "summary",
+                    "digest",
+                    "request",
+                    "bustPrice",
+                    "bustPriceRaw",
+                ],
+            ),
+            open_world: true,
+            implementation: Implementation::PrepareOpen,
+        },
     ]
 }

@@ -208,3 +208,74 @@ pub(super) async fn close_quote(reads: &Reads, a: &Args<'_>) -> Result<Answer, F
     };
     Ok(Answer { text, value })
 }
+
+/// `papertrade_prepare_open`: the open checked against the live market, then its UNSIGNED
+/// OpenPosition payload (`report::typed_data`) and a plain summary for the user to confirm.
+pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
+    let t = ticket_args(a);
+    let leverage = a.text("leverage").unwrap_or_default();
+    let user = a.text("user").unwrap_or_default();
+    let use_debt = a.get("useDebt").and_then(Value::as_bool).unwrap_or(false);
+    let fail = |e| Failure::from_report(e, QUOTE_RENAMES);
+    let user_address = crate::report::input::address("user", &user).map_err(fail)?;
+    let data = report::market_data(&reads.http, false, &t.market)
+        .await
+        .map_err(fail)?;
+    let ask = QuoteAsk {
+        leverage: &leverage,
+        // One scenario, at the bust: the summary says what is lost there.
+        ..QuoteAsk::default()
+    };
+    let q = report::quote(&data, &t.ticket(), &ask).map_err(fail)?;
+    if let Err(r) = &q.validation {
+        return Err(Failure(format!(
+            "The relayer would refuse this open ({}): {r}. Change the margin, leverage or market and call again. Nothing was done: no payload was prepared.",
+            r.code()
+        )));
+    }
+    let p = &q.position;
+    let message = json!({
+        "user": format!("{user_address:#x}"),
+        "instrumentId": p.market.id,
+        "isLong": p.is_long,
+        "size": p.margin.to_string(),
+        "leverage": p.leverage,
+        "useDebt": use_debt,
+    });
+    let typed =
+        crate::report::typed_data::typed_data("OpenPosition", message, None, &reads.deadlines)
+            .map_err(|e| Failure::from_report(e, &[]))?;
+    let quote = q.json();
+    let summary = format!(
+        "Open a {} {} position at {}x with ${} margin (notional ${}{}), at about the mark {}. It is liquidated, and the whole margin lost, if the mark reaches {} ({}% away). Sign only if you agree; nothing has been signed or sent.",
+        side_word(&quote).to_lowercase(),
+        p.market.symbol,
+        p.leverage,
+        quote["marginUsd"],
+        quote["notionalUsd"],
+        if use_debt {
+            ", paid from the queued balance"
+        } else {
+            ""
+        },
+        quote["entryPrice"],
+        quote["bustPrice"],
+        quote["distanceToBustPct"],
+    );
+    let value = json!({
+        "unsigned": true,
+        "summary": summary,
+        "typedData": typed["typedData"],
+        "primaryType": typed["primaryType"],
+        "digest": typed["digest"],
+        "request": typed["request"],
+        "defaulted": typed["defaulted"],
+        "bustPrice": quote["bustPrice"],
+        "bustPriceRaw": quote["bustPriceRaw"],
+        "quote": quote,
+    });
+    Ok(Answer {
+        text: format!("UNSIGNED OpenPosition prepared. Show the user: {summary}"),
+        value,
+    })
+}
