@@ -660,15 +660,31 @@ async fn bad_calls_are_results_that_say_what_to_do_and_an_unknown_tool_is_invali
         }
         other => panic!("{other:?}"),
     }
-    // The exchange gone: a result that says so and what to do.
-    drop(sim);
-    let r = call(&client, "list_markets", json!({})).await;
-    let text = error_text(&r);
-    assert!(
-        text.contains("could not be read") && text.contains("try again"),
-        "{text}"
-    );
     client.cancel().await.unwrap();
+    // No exchange at all (a port nothing listens on): a result that says so and what to do.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap();
+    let gone = Reads {
+        http: ExchangeHttp::new(
+            &format!("http://{closed}"),
+            &format!("http://{closed}/info"),
+            HttpConfig::default(),
+        ),
+        deadlines: Deadlines::default(),
+    };
+    let client = connect(Server::new(gone, &[]), ProtocolVersion::V_2025_06_18).await;
+    for name in ["list_markets", "get_protocol_status"] {
+        let r = call(&client, name, json!({})).await;
+        let text = error_text(&r);
+        assert!(
+            text.contains("could not be read") && text.contains("try again"),
+            "{name}: {text}"
+        );
+    }
+    client.cancel().await.unwrap();
+    drop(sim);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
