@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 
 use crate::protocol::leaderboard::{LeaderRow, LeaderboardPage, SortDir, SortKey, Window};
 
+use crate::protocol::units::{usd_signed_text, usd_text, wad_text};
+
 use super::{clean_name, raw, usd};
 
 /// Rows per page, as the explorer serves them [S2].
@@ -121,6 +123,25 @@ pub fn leaderboard(request: Request, pages: &[(u64, LeaderboardPage)]) -> Leader
                 request,
             }
         }
+    }
+}
+
+/// A figure of the sort key for a person.
+pub fn figure_text(key: SortKey, value: Option<i128>) -> String {
+    match value {
+        None => "—".into(),
+        Some(v) if key.is_count() => v.to_string(),
+        Some(v) if key == SortKey::PaperTotal => wad_text(v, 2),
+        // PnL carries its sign; balances, notional and volume are amounts.
+        Some(v)
+            if matches!(
+                key,
+                SortKey::TotalWindowedPnl | SortKey::RealizedPnl | SortKey::CurrentUnrealizedPnl
+            ) =>
+        {
+            usd_signed_text(v)
+        }
+        Some(v) => usd_text(v),
     }
 }
 

@@ -2,6 +2,7 @@
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
 pub(crate) mod action;
+pub mod explore;
 pub mod alerts;
 pub(crate) mod freshness;
 pub(crate) mod gate;

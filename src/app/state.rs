@@ -188,6 +188,8 @@ pub struct App {
     pub owner_keystore_path: String,
     /// Sends that did not reach the queue as far as this client knows, and when they came back.
     pub unanswered: VecDeque<(super::report::Unanswered, SystemTime)>,
+    /// The panes over the whole exchange (Leaders, Explorer, Liquidations, Protocol series).
+    pub explore: super::explore::Explore,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -244,6 +246,7 @@ impl App {
             key_setup: Default::default(),
             owner_keystore_path: String::new(),
             unanswered: VecDeque::new(),
+            explore: Default::default(),
         }
     }
 
@@ -257,6 +260,9 @@ impl App {
             .unwrap_or(1000);
         if self.key_panel.is_some() && action != Action::Quit {
             return self.key_panel_action(action);
+        }
+        if self.dialog.is_none() && !self.help && !self.show_log && self.explore_action(&action) {
+            return Vec::new();
         }
         match action {
             Action::Quit => return vec![Effect::Quit],
@@ -307,6 +313,13 @@ impl App {
                     self.ticket.editing_margin = false;
                 }
             }
+            // The exploring panes' keys elsewhere (`explore_action` took them on their panes).
+            Action::Search
+            | Action::Window
+            | Action::SortKey
+            | Action::SortDir
+            | Action::Page(_)
+            | Action::Cascade(_) => {}
             Action::Up | Action::Down if self.dialog.is_some() => {
                 let rows = match &self.dialog {
                     Some(Dialog::Close { ids }) => ids.len(),
@@ -731,6 +744,11 @@ impl App {
                 self.dirty = true;
                 self.on_key_outcome(outcome)
             }
+            Message::Fetched(fetched, at) => {
+                self.clock = self.clock.max(at);
+                self.on_fetched(fetched, at);
+                Vec::new()
+            }
             Message::HistoryLoaded(loaded) => {
                 self.load_history(loaded);
                 Vec::new()
@@ -757,6 +775,7 @@ impl App {
             self.dirty = true;
         }
         effects.extend(self.candle_request());
+        effects.extend(self.explore_fetch());
         effects.extend(self.check_alerts());
         effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
         effects

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::analytics::history::{self, Filter};
 use crate::analytics::intents::{self, WalletView};
-use crate::analytics::leaderboard::{self, PAGE_SIZE, Ranked, Request, WindowRank};
+use crate::analytics::leaderboard::{self, PAGE_SIZE, Ranked, Request, figure_text};
 use crate::analytics::search::{self, Query};
 use crate::analytics::trades::event_json;
 use crate::analytics::wallet::{self, BalanceSheet};
@@ -198,25 +198,6 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
     Ok(())
 }
 
-/// A figure of the sort key for a person.
-fn figure_text(key: SortKey, value: Option<i128>) -> String {
-    match value {
-        None => "—".into(),
-        Some(v) if key.is_count() => v.to_string(),
-        Some(v) if key == SortKey::PaperTotal => wad_text(v, 2),
-        // PnL carries its sign; balances, notional and volume are amounts.
-        Some(v)
-            if matches!(
-                key,
-                SortKey::TotalWindowedPnl | SortKey::RealizedPnl | SortKey::CurrentUnrealizedPnl
-            ) =>
-        {
-            usd_signed(v)
-        }
-        Some(v) => usd(v),
-    }
-}
-
 fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
     let mut t = Table::new(&[
         ("RANK", Align::Right),
@@ -269,47 +250,6 @@ pub async fn top_traders(ctx: &Context, a: TopTradersArgs) -> Result<(), CliErro
     Ok(())
 }
 
-/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
-async fn window_ranks(ctx: &Context, wallet: Address) -> (Vec<WindowRank>, Option<String>) {
-    let scans = futures::future::join_all(Window::ALL.map(|w| async move {
-        let pages = scan_leaderboard(
-            &ctx.http,
-            w,
-            SortKey::TotalWindowedPnl,
-            SortDir::Desc,
-            |p| p.accounts.iter().any(|r| r.address == wallet),
-        )
-        .await;
-        (w, pages)
-    }))
-    .await;
-    let mut name = None;
-    let mut ranks = Vec::new();
-    for (w, pages) in scans {
-        match pages {
-            Ok(pages) => {
-                if name.is_none() {
-                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
-                        .find(|r| r.address == wallet)
-                        .and_then(|r| r.name);
-                }
-                ranks.push(leaderboard::window_rank(w, wallet, &pages));
-            }
-            Err(e) => {
-                tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
-                ranks.push(WindowRank {
-                    window: w,
-                    rank: None,
-                    pnl: None,
-                    scanned: 0,
-                    complete: false,
-                });
-            }
-        }
-    }
-    (ranks, name)
-}
-
 fn wallet_arg(field: &str, text: &str) -> Result<Address, CliError> {
     args::address(field, text)
 }
@@ -321,7 +261,7 @@ fn stream_url(ctx: &Context, wallet: Address) -> String {
 async fn balance_sheet(ctx: &Context, wallet: Address) -> Result<BalanceSheet, CliError> {
     let live = LiveAccount::open(ctx, wallet).await?;
     let data = MarketData::live(&ctx.http, None).await?;
-    let (ranks, name) = window_ranks(ctx, wallet).await;
+    let (ranks, name) = reads::window_ranks(&ctx.http, wallet).await;
     Ok(wallet::balance_sheet(
         live.state.clone(),
         &data.state,

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::Address;
 
+use crate::analytics::leaderboard::{self, WindowRank};
 use crate::protocol::leaderboard::{LeaderboardPage, SortDir, SortKey, Window};
 use crate::protocol::stats::{MarketStats, ProtocolHistory, QueueRank, RecentTrades, Summary};
 
@@ -69,6 +70,50 @@ pub async fn scan_leaderboard(
         }
     }
     Ok(pages)
+}
+
+/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
+pub async fn window_ranks(
+    http: &ExchangeHttp,
+    wallet: Address,
+) -> (Vec<WindowRank>, Option<String>) {
+    let scans = futures::future::join_all(Window::ALL.map(|w| async move {
+        let pages = scan_leaderboard(
+            http,
+            w,
+            SortKey::TotalWindowedPnl,
+            SortDir::Desc,
+            |p: &LeaderboardPage| p.accounts.iter().any(|r| r.address == wallet),
+        )
+        .await;
+        (w, pages)
+    }))
+    .await;
+    let mut name = None;
+    let mut ranks = Vec::new();
+    for (w, pages) in scans {
+        match pages {
+            Ok(pages) => {
+                if name.is_none() {
+                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
+                        .find(|r| r.address == wallet)
+                        .and_then(|r| r.name);
+                }
+                ranks.push(leaderboard::window_rank(w, wallet, &pages));
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
+                ranks.push(WindowRank {
+                    window: w,
+                    rank: None,
+                    pnl: None,
+                    scanned: 0,
+                    complete: false,
+                });
+            }
+        }
+    }
+    (ranks, name)
 }
 
 pub async fn summary(http: &ExchangeHttp) -> Result<Summary, FetchError> {

@@ -41,42 +41,7 @@ const PAGE_SIZE: usize = 25;
 /// is not read on this path).
 const STREAM_RETRY_WAIT: Duration = Duration::from_secs(1);
 
-/// One scanned wallet, in leaderboard order.
-#[derive(Debug, Clone)]
-pub struct Scanned {
-    pub wallet: Address,
-    /// Its snapshot, or why there is none.
-    pub snapshot: Result<AccountState, String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Scan {
-    /// The top wallets by open notional, largest first, each with its snapshot.
-    pub wallets: Vec<Scanned>,
-    /// `summary.uniqueAccounts` of the leaderboard, when it said.
-    pub leaderboard_accounts: Option<u64>,
-    pub took: Duration,
-}
-
-impl Scan {
-    /// The snapshots of the first `n` wallets that were read.
-    pub fn accounts(&self, n: usize) -> Vec<AccountState> {
-        self.wallets
-            .iter()
-            .take(n)
-            .filter_map(|w| w.snapshot.as_ref().ok().cloned())
-            .collect()
-    }
-
-    /// The first `n` wallets whose snapshot could not be read, with the reason.
-    pub fn failures(&self, n: usize) -> Vec<(Address, &str)> {
-        self.wallets
-            .iter()
-            .take(n)
-            .filter_map(|w| w.snapshot.as_ref().err().map(|e| (w.wallet, e.as_str())))
-            .collect()
-    }
-}
+pub use crate::analytics::liquidations::scanned::{Scan, Scanned};
 
 /// The `n` wallets with the most open notional, largest first, and the leaderboard's account
 /// count: pages of [`PAGE_SIZE`] until `n` are read or the pages end.
@@ -183,7 +148,8 @@ pub async fn scan(http: &ExchangeHttp, n: usize) -> Result<Scan, FetchError> {
                 });
             }
         };
-    let reads = wallets.iter().map(|&wallet| async move {
+    // By value: a closure over `&Address` is not general enough for a spawned task.
+    let reads = wallets.into_iter().map(|wallet| async move {
         let until = deadline.min(Instant::now() + SNAPSHOT_TIMEOUT);
         let snapshot = tokio::time::timeout_at(until, snapshot(http, wallet))
             .await

@@ -4,6 +4,7 @@
 //! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
+mod explore;
 mod key_setup;
 mod submit;
 
@@ -171,6 +172,8 @@ pub async fn run_loop(
         key_setup::KeyWorker::new(http.clone(), &data_dir, owner, keys, deadlines)
     });
     let (key_tx, mut key_rx) = mpsc::channel::<key_setup::KeyDone>(8);
+    let (fetch_tx, mut fetch_rx) = mpsc::channel::<crate::app::explore::Fetched>(16);
+    let reader = explore::Reader::new(http.clone());
 
     // Feed updates draw at most once a frame; keys at once.
     let frame_time = Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60)));
@@ -217,6 +220,7 @@ pub async fn run_loop(
                             market_tx_candles.clone(),
                         );
                     }
+                    Effect::Fetch(fetch) => reader.spawn(fetch, fetch_tx.clone()),
                     Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
                     Effect::RecordHistory(trade) => {
                         if let Some(Err(e)) = history.as_mut().map(|h| h.append(&trade)) {
@@ -305,6 +309,9 @@ pub async fn run_loop(
                 }
                 pending.push(Message::KeyDone(done.outcome));
                 draw_now = true;
+            }
+            Some(fetched) = fetch_rx.recv() => {
+                pending.push(Message::Fetched(fetched, SystemTime::now()));
             }
             Some(event) = market_rx.recv() => {
                 pending.push(Message::Market(event));

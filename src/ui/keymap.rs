@@ -7,13 +7,14 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::app::{Action, App, Command, Keymap, Tab};
 
 /// Fixed keys (navigation and dialogs): the only keys besides the keymap's that do anything.
-pub const FIXED: [(&str, &str); 6] = [
+pub const FIXED: [(&str, &str); 7] = [
     ("Enter", "review the order (a dialog restates it)"),
     ("y / n", "in a dialog: sign and send / cancel"),
     (
-        "1 2 3 4",
-        "Trade, Positions, History, Protocol (Tab ← → h l: cycle)",
+        "1 … 7",
+        "Trade, Positions, History, Protocol, Leaders, Explorer, Liquidations (Tab ← → h l: cycle)",
     ),
+    ("PgUp PgDn", "Leaders: the page before / after"),
     ("↑ ↓ j k", "move in a table"),
     ("Esc", "close a dialog or leave a field"),
     ("Ctrl-C", "quit"),
@@ -68,7 +69,7 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if app.show_log {
         return closes(Command::Messages).then_some(Action::ToggleLog);
     }
-    if app.ticket.editing_margin {
+    if app.ticket.editing_margin || app.explore_field().is_some() {
         return match key.code {
             KeyCode::Esc => Some(Action::Escape),
             KeyCode::Enter => Some(Action::Review),
@@ -86,21 +87,21 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if let KeyCode::Char(c) = key.code
         && let Some(command) = app.keymap.command_on(c)
     {
-        // The close key cancels when the cursor is in the pending list.
-        return Some(
-            if command == Command::Close && app.tab == Tab::Positions && app.pending_focus {
+        // The close key cancels when the cursor is in the pending list; the margin key searches
+        // on the panes that have a search.
+        return Some(match command {
+            Command::Close if app.tab == Tab::Positions && app.pending_focus => {
                 Action::CancelPending
-            } else {
-                command.action()
-            },
-        );
+            }
+            Command::Margin if matches!(app.tab, Tab::Leaders | Tab::Explorer) => Action::Search,
+            _ => command.action(),
+        });
     }
     // Only the fixed keys listed in `FIXED` from here on.
     Some(match key.code {
-        KeyCode::Char('1') => Action::Tab(Tab::Trade),
-        KeyCode::Char('2') => Action::Tab(Tab::Positions),
-        KeyCode::Char('3') => Action::Tab(Tab::History),
-        KeyCode::Char('4') => Action::Tab(Tab::Protocol),
+        KeyCode::Char(c @ '1'..='7') => Action::Tab(Tab::of_digit(c)?),
+        KeyCode::PageUp => Action::Page(-1),
+        KeyCode::PageDown => Action::Page(1),
         KeyCode::Tab | KeyCode::Right | KeyCode::Char('l') => Action::Tab(app.tab.next()),
         KeyCode::BackTab | KeyCode::Left | KeyCode::Char('h') => Action::Tab(app.tab.previous()),
         KeyCode::Esc => Action::Escape,

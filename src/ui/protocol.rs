@@ -57,3 +57,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         area,
     );
 }
+
+pub(super) fn commands(_app: &App) -> Vec<super::Hint> {
+    Vec::new()
+}

@@ -1,0 +1,271 @@
+//! The Explorer tab: any wallet, read-only — its balance sheet, rank per window, open positions
+//! valued at the mark with their distance to bust and what a close pays, and its pending
+//! intents. `/` takes an address (or a name, searched on the leaderboard); Enter on a
+//! leaderboard row opens one here. Nothing on this tab can sign.
+
+use std::time::SystemTime;
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
+
+use crate::analytics::liquidations::{WalletRisk, wallet_risk};
+use crate::analytics::wallet::{pending_staking_reward, unrealized};
+use crate::app::explore::WalletRead;
+use crate::app::{App, Command};
+use crate::protocol::units::{price_display, signed, usd_signed_text, usd_text, wad_text};
+use crate::quote::percent_text;
+use crate::text::sanitize_line;
+
+use super::columns::{Column, fit, kept, layout};
+use super::theme::Theme;
+use super::{Hint, loaded, short};
+
+const POSITIONS: [Column; 10] = [
+    Column {
+        title: "MKT",
+        width: 5,
+        keep: 10,
+    },
+    Column {
+        title: "SIDE",
+        width: 5,
+        keep: 10,
+    },
+    Column {
+        title: "LEV",
+        width: 5,
+        keep: 9,
+    },
+    Column {
+        title: "MARGIN",
+        width: 11,
+        keep: 8,
+    },
+    Column {
+        title: "ENTRY",
+        width: 10,
+        keep: 5,
+    },
+    Column {
+        title: "BUST",
+        width: 10,
+        keep: 10,
+    },
+    Column {
+        title: "TO BUST",
+        width: 8,
+        keep: 10,
+    },
+    Column {
+        title: "TO BUST $",
+        width: 10,
+        keep: 3,
+    },
+    Column {
+        title: "RISK",
+        width: 8,
+        keep: 6,
+    },
+    Column {
+        title: "CLOSE PAYS",
+        width: 11,
+        keep: 9,
+    },
+];
+
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
+    let x = &app.explore.explorer;
+    let title = match (&x.wallet, x.read.value.as_deref()) {
+        (Some(w), Some(r)) if r.account.address == *w => match &r.name {
+            Some(n) => format!(" Explorer · {} · {} · read-only ", short(w), n),
+            None => format!(" Explorer · {} · read-only ", short(w)),
+        },
+        (Some(w), _) => format!(" Explorer · {} · read-only ", short(w)),
+        (None, _) => " Explorer · read-only ".to_string(),
+    };
+    let block = Block::default().borders(Borders::ALL).title(title);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [input_area, body] =
+        Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
+    let input = if x.input.typing {
+        format!("wallet or name: {}▏ (Enter opens, Esc stops)", x.input.text)
+    } else {
+        match &x.wallet {
+            Some(w) => format!("{w:#x} · {}", loaded::status(&x.read)),
+            None => {
+                let key = app.keymap.key_of(Command::Margin);
+                format!(
+                    "{key} types a wallet address (or a name to find on the leaderboard); Enter on a Leaders row opens it here"
+                )
+            }
+        }
+    };
+    frame.render_widget(
+        Paragraph::new(input).wrap(Wrap { trim: true }),
+        input_area,
+    );
+    let Some(read) = x.read.value.as_deref().filter(|r| Some(r.account.address) == x.wallet)
+    else {
+        return;
+    };
+    let (Some(state), now_s) = (app.trading.as_ref(), crate::clock::unix_s(now)) else {
+        frame.render_widget(
+            Paragraph::new("no market data yet: positions cannot be valued").style(theme.dim()),
+            body,
+        );
+        return;
+    };
+    let risk = wallet_risk(&read.account, state, &app.marks);
+    let sheet = sheet_lines(read, state, &app.marks, now_s, &risk);
+    let sheet_height = sheet.len() as u16;
+    let pending = read.account.operations.len();
+    let pending_height = if pending == 0 {
+        0
+    } else {
+        (pending as u16 + 1).min(6)
+    };
+    let [sheet_area, positions_area, pending_area] = Layout::vertical([
+        Constraint::Length(sheet_height),
+        Constraint::Min(3),
+        Constraint::Length(pending_height),
+    ])
+    .areas(body);
+    frame.render_widget(
+        Paragraph::new(sheet).wrap(Wrap { trim: true }),
+        sheet_area,
+    );
+    draw_positions(frame, positions_area, app, theme, &risk);
+    if pending > 0 {
+        let mut lines = vec![Line::styled(
+            format!("pending intents ({pending})"),
+            theme.dim(),
+        )];
+        for op in &read.account.operations {
+            lines.push(Line::from(format!(
+                "{:#x}  {}",
+                op.intent_id,
+                sanitize_line(&op.action, 24)
+            )));
+        }
+        frame.render_widget(Paragraph::new(lines), pending_area);
+    }
+}
+
+/// The balance sheet: money, counts, PAPER, lifetime figures, keys, ranks.
+fn sheet_lines(
+    read: &WalletRead,
+    state: &crate::protocol::trading::TradingState,
+    marks: &std::collections::BTreeMap<u32, u64>,
+    now_s: u64,
+    risk: &WalletRisk,
+) -> Vec<Line<'static>> {
+    let a = &read.account;
+    let l = &a.lifetime;
+    let active = a.session_keys.iter().filter(|k| k.expiry > now_s).count();
+    let ranks: Vec<String> = read
+        .ranks
+        .iter()
+        .map(|r| match r.rank {
+            Some(n) => format!(
+                "{} #{n} {}",
+                r.window.name(),
+                r.pnl.map_or("—".into(), usd_signed_text)
+            ),
+            None if r.scanned == 0 => format!("{} unavailable", r.window.name()),
+            None => format!("{} not in the top {}", r.window.name(), r.scanned),
+        })
+        .collect();
+    vec![
+        Line::from(format!(
+            "balance {} · available {} · queued {} · locked {}",
+            usd_text(signed(a.balance)),
+            usd_text(signed(a.funds.available_balance)),
+            usd_text(signed(a.queued)),
+            usd_text(signed(a.locked)),
+        )),
+        Line::from(format!(
+            "{} open · {} pending · close all now pays {} · equity {}",
+            a.open_positions.len(),
+            a.operations.len(),
+            unrealized(a, state, marks).map_or("—".into(), usd_signed_text),
+            usd_text(risk.equity),
+        )),
+        Line::from(format!(
+            "PAPER {} held · {} staked · reward pending {} · keys {} ({active} active)",
+            wad_text(signed(a.paper.balance), 2),
+            wad_text(signed(a.paper.staked), 2),
+            usd_text(signed(pending_staking_reward(a, state.acc_reward_per_share))),
+            a.session_keys.len(),
+        )),
+        Line::from(format!(
+            "lifetime: deposited {} · withdrawn {} · realised {} · fees {}",
+            usd_text(signed(l.deposited)),
+            usd_text(signed(l.withdrawn)),
+            usd_signed_text(l.realized_pnl),
+            usd_text(signed(l.fees_paid)),
+        )),
+        Line::from(format!("rank (windowed PnL): {}", ranks.join(" · "))),
+    ]
+}
+
+fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, risk: &WalletRisk) {
+    if risk.positions.is_empty() {
+        let text = if risk.unvalued > 0 {
+            format!("{} position(s) in markets without a mark", risk.unvalued)
+        } else {
+            "no open positions".to_string()
+        };
+        frame.render_widget(Paragraph::new(text).style(theme.dim()), area);
+        return;
+    }
+    let shown = fit(&POSITIONS, area.width);
+    let (widths, titles) = layout(&POSITIONS, &shown);
+    let rows = risk.positions.iter().map(|p| {
+        let at = &p.at;
+        let scale = at.price_scale;
+        let cells = [
+            sanitize_line(&at.symbol, 5),
+            if at.is_long { "long" } else { "short" }.to_string(),
+            format!("{}x", at.leverage),
+            usd_text(signed(at.margin)),
+            price_display(at.entry, scale),
+            price_display(at.bust, scale),
+            if at.past_bust() {
+                "PAST".to_string()
+            } else {
+                format!("{}%", percent_text(at.room(), u128::from(at.mark), 2))
+            },
+            price_display(u64::try_from(at.room().max(0)).unwrap_or(u64::MAX), scale),
+            at.danger().label().to_string(),
+            usd_signed_text(p.close_net_pnl),
+        ];
+        let row = Row::new(kept(cells, &shown).into_iter().map(Cell::from));
+        if at.danger() <= crate::analytics::liquidations::Danger::High {
+            row.style(theme.warn())
+        } else {
+            row
+        }
+    });
+    let table = Table::new(rows, widths)
+        .header(Row::new(titles).style(theme.dim()))
+        .row_highlight_style(theme.selected());
+    let mut state = TableState::default().with_selected(Some(app.explore.explorer.cursor));
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+pub(super) fn commands(app: &App) -> Vec<Hint> {
+    if app.explore.explorer.input.typing {
+        return vec![
+            Hint::fixed("Enter", "open"),
+            Hint::fixed("Esc", "stop typing"),
+        ];
+    }
+    let mut out = vec![Hint::command(app, Command::Margin, "wallet")];
+    if app.explore.explorer.wallet.is_some() {
+        out.insert(0, Hint::fixed("↑↓", "move"));
+    }
+    out
+}
