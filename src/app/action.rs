@@ -191,9 +191,7 @@ impl Command {
         match self {
             Command::Long => "side: long",
             Command::Short => "side: short",
-            Command::Margin => {
-                "edit the margin (Esc leaves the field); Leaders, Explorer: search / wallet"
-            }
+            Command::Margin => "edit the margin (Esc leaves); Leaders, Explorer: search",
             Command::Market => "next market",
             Command::LeverageDown => "leverage −1",
             Command::LeverageUp => "leverage +1",

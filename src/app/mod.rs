@@ -2,8 +2,9 @@
 //! the ticket computes the pre-trade panel. Everything here is pure and unit-tested.
 
 pub(crate) mod action;
-pub mod explore;
 pub mod alerts;
+pub mod explore;
+pub(crate) mod explore_flow;
 pub(crate) mod freshness;
 pub(crate) mod gate;
 pub(crate) mod history;

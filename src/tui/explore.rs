@@ -10,8 +10,8 @@ use crate::analytics::leaderboard::PAGE_SIZE;
 use crate::app::explore::{Fetch, Fetched, WalletRead};
 use crate::client::ExchangeHttp;
 use crate::client::explorer::{self as reads, scan_leaderboard};
-use crate::protocol::leaderboard::LeaderboardPage;
 use crate::client::scan::{SNAPSHOT_TIMEOUT, ScanCache, snapshot};
+use crate::protocol::leaderboard::LeaderboardPage;
 
 pub(super) struct Reader {
     http: ExchangeHttp,
@@ -68,8 +68,7 @@ async fn read(http: &ExchangeHttp, scans: &ScanCache, fetch: Fetch) -> Fetched {
                     .await
                     .unwrap_or_else(|_| Err("no account snapshot in time".into()))
             };
-            let (account, (ranks, name)) =
-                tokio::join!(account, reads::window_ranks(http, wallet));
+            let (account, (ranks, name)) = tokio::join!(account, reads::window_ranks(http, wallet));
             let read = account.map(|account| {
                 Box::new(WalletRead {
                     account,

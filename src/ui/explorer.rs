@@ -103,11 +103,12 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             }
         }
     };
-    frame.render_widget(
-        Paragraph::new(input).wrap(Wrap { trim: true }),
-        input_area,
-    );
-    let Some(read) = x.read.value.as_deref().filter(|r| Some(r.account.address) == x.wallet)
+    frame.render_widget(Paragraph::new(input).wrap(Wrap { trim: true }), input_area);
+    let Some(read) = x
+        .read
+        .value
+        .as_deref()
+        .filter(|r| Some(r.account.address) == x.wallet)
     else {
         return;
     };
@@ -133,10 +134,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         Constraint::Length(pending_height),
     ])
     .areas(body);
-    frame.render_widget(
-        Paragraph::new(sheet).wrap(Wrap { trim: true }),
-        sheet_area,
-    );
+    frame.render_widget(Paragraph::new(sheet).wrap(Wrap { trim: true }), sheet_area);
     draw_positions(frame, positions_area, app, theme, &risk);
     if pending > 0 {
         let mut lines = vec![Line::styled(
@@ -197,7 +195,10 @@ fn sheet_lines(
             "PAPER {} held · {} staked · reward pending {} · keys {} ({active} active)",
             wad_text(signed(a.paper.balance), 2),
             wad_text(signed(a.paper.staked), 2),
-            usd_text(signed(pending_staking_reward(a, state.acc_reward_per_share))),
+            usd_text(signed(pending_staking_reward(
+                a,
+                state.acc_reward_per_share
+            ))),
             a.session_keys.len(),
         )),
         Line::from(format!(

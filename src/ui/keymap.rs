@@ -10,23 +10,51 @@ use crate::app::{Action, App, Command, Keymap, Tab};
 pub const FIXED: [(&str, &str); 7] = [
     ("Enter", "review the order (a dialog restates it)"),
     ("y / n", "in a dialog: sign and send / cancel"),
-    (
-        "1 … 7",
-        "Trade, Positions, History, Protocol, Leaders, Explorer, Liquidations (Tab ← → h l: cycle)",
-    ),
+    ("1 … 7", "the tabs in the bar's order (Tab ← → h l: cycle)"),
     ("PgUp PgDn", "Leaders: the page before / after"),
     ("↑ ↓ j k", "move in a table"),
     ("Esc", "close a dialog or leave a field"),
     ("Ctrl-C", "quit"),
 ];
 
+/// Commands the help lists on one line (so every key fits on an 80x24 screen), with what the
+/// line says; the keys are the live keymap's, in this order.
+const GROUPS: [(&[Command], &str); 4] = [
+    (&[Command::Long, Command::Short], "side: long / short"),
+    (
+        &[
+            Command::LeverageDown,
+            Command::LeverageUp,
+            Command::LeverageDown10,
+            Command::LeverageUp10,
+        ],
+        "leverage −1 / +1 / −10 / +10",
+    ),
+    (
+        &[Command::Window, Command::Sort, Command::Reverse],
+        "leaderboard: window 24h…all / sort key / direction",
+    ),
+    (
+        &[Command::CascadeUp, Command::CascadeDown],
+        "liquidations: cascade move +1% / −1%",
+    ),
+];
+
 /// Every key that does something, with what it does: the help overlay's lines.
 pub(crate) fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
-    keymap
-        .bindings()
-        .map(|(key, command)| (key, command.help()))
-        .chain(FIXED.iter().map(|(k, h)| (k.to_string(), *h)))
-        .collect()
+    let mut out = Vec::new();
+    for (key, command) in keymap.bindings() {
+        match GROUPS.iter().find(|(group, _)| group.contains(&command)) {
+            Some((group, what)) if group[0] == command => {
+                let keys: Vec<String> = group.iter().map(|c| keymap.key_of(*c)).collect();
+                out.push((keys.join(" "), *what));
+            }
+            Some(_) => {}
+            None => out.push((key, command.help())),
+        }
+    }
+    out.extend(FIXED.iter().map(|(k, h)| (k.to_string(), *h)));
+    out
 }
 
 /// Translate a key in the current state.

@@ -14,10 +14,10 @@ mod header;
 mod help;
 mod history;
 mod key_panel;
-mod leaders;
-mod loaded;
-mod liquidations;
 pub mod keymap;
+mod leaders;
+mod liquidations;
+mod loaded;
 mod log;
 pub(crate) mod notify;
 mod pending;
@@ -140,7 +140,8 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Liquidations => liquidations::commands(app),
         Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
     };
-    let typing = (pane == Focus::Ticket && app.ticket.editing_margin) || app.explore_field().is_some();
+    let typing =
+        (pane == Focus::Ticket && app.ticket.editing_margin) || app.explore_field().is_some();
     if !typing {
         out.extend([
             Hint::fixed("1-7", "tabs"),

@@ -661,14 +661,14 @@ fn help_lists_the_live_keymap() {
     let s = screen(&app, 80, 24);
     // Written out here, not taken from the code under test: every default key and what it does.
     let expected = [
-        ("B", "side: long"),
-        ("S", "side: short"),
+        ("B S", "side: long / short"),
         ("/", "edit the margin"),
         ("M", "next market"),
-        ("[", "leverage −1"),
-        ("]", "leverage +1"),
-        ("{", "leverage −10"),
-        ("}", "leverage +10"),
+        ("[ ] { }", "leverage −1 / +1 / −10 / +10"),
+        ("E", "the message log"),
+        ("G", "session key"),
+        ("W O R", "leaderboard: window"),
+        ("+ -", "cascade move"),
         ("C", "chart interval"),
         ("Space", "mark a position"),
         ("X", "close marked/highlighted positions"),
@@ -873,7 +873,7 @@ fn the_hint_bar_follows_the_focus() {
 fn remapped_keys_drive_the_ticket_and_the_hints() {
     let mut app = fixture(Mode::Demo);
     let overrides = [
-        ("long".to_string(), "o".to_string()),
+        ("long".to_string(), "u".to_string()),
         ("short".to_string(), "p".to_string()),
     ]
     .into_iter()
@@ -883,11 +883,11 @@ fn remapped_keys_drive_the_ticket_and_the_hints() {
     assert!(!app.ticket.is_long);
     press(&mut app, KeyCode::Char('b'));
     assert!(!app.ticket.is_long, "b is no longer bound");
-    press(&mut app, KeyCode::Char('o'));
+    press(&mut app, KeyCode::Char('u'));
     assert!(app.ticket.is_long);
-    assert!(screen(&app, 80, 24).contains("O/P side"));
+    assert!(screen(&app, 80, 24).contains("U/P side"));
     press(&mut app, KeyCode::Char('?'));
-    assert!(screen(&app, 120, 40).contains("side: short"));
+    assert!(screen(&app, 120, 40).contains("U P  side: long / short"));
 }
 
 #[test]

@@ -44,4 +44,3 @@ impl Scan {
             .collect()
     }
 }
-
