@@ -116,16 +116,6 @@ impl App {
                 if !e.explorer.read.wants(&Fetch::Wallet(wallet)) {
                     return;
                 }
-                // A new wallet's answer replaces the last one's, good or bad.
-                if e.explorer
-                    .read
-                    .value
-                    .as_ref()
-                    .is_some_and(|r| r.account.address != wallet)
-                {
-                    e.explorer.read.value = None;
-                    e.explorer.read.at = None;
-                }
                 e.explorer.read.store(answer, at);
             }
             Fetched::Scan(wallets, answer) => {
@@ -184,12 +174,16 @@ impl App {
         match (self.tab, action) {
             (Tab::Leaders | Tab::Explorer, Action::Search) => {
                 let e = &mut self.explore;
-                let field = if self.tab == Tab::Leaders {
-                    &mut e.leaders.search
+                if self.tab == Tab::Leaders {
+                    // The search so far, to refine.
+                    e.leaders.search.typing = true;
                 } else {
-                    &mut e.explorer.input
-                };
-                field.typing = true;
+                    // A new wallet: the one shown is in the line above, not in the way.
+                    e.explorer.input = Field {
+                        text: String::new(),
+                        typing: true,
+                    };
+                }
             }
             (Tab::Leaders, Action::Window) => {
                 let l = &mut self.explore.leaders;
@@ -334,7 +328,9 @@ impl App {
     pub(crate) fn open_wallet(&mut self, wallet: alloy_primitives::Address) {
         let x = &mut self.explore.explorer;
         if x.wallet != Some(wallet) {
+            // Nothing of the last wallet is shown under this one's address, not even its age.
             x.cursor = 0;
+            x.read = Default::default();
         }
         x.wallet = Some(wallet);
         x.input.text = format!("{wallet:#x}");
@@ -555,13 +551,11 @@ mod tests {
         let aa = Address::with_last_byte(0xaa);
         assert_eq!(read, vec![Fetch::Wallet(aa)]);
         assert_eq!(app.explore_field(), None);
-        // A position id is not a wallet.
-        app.explore.explorer.input.text.clear();
+        // A position id is not a wallet (the field starts empty each time).
         let read = typed(&mut app, "12345");
         assert!(read.is_empty());
         assert_eq!(app.explore.explorer.wallet, Some(aa), "nothing changed");
         assert!(app.toasts.back().unwrap().error);
-        app.explore.explorer.input.text.clear();
         let read = typed(&mut app, "whale");
         assert_eq!(app.tab, Tab::Leaders);
         assert_eq!(app.explore.leaders.query.as_deref(), Some("whale"));

@@ -3,6 +3,7 @@
 mod alerts;
 mod cli;
 mod decoders;
+mod explore_run;
 mod explorer;
 mod hostile;
 mod key_setup_ui;
