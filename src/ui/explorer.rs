@@ -142,9 +142,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             theme.dim(),
         )];
         for op in &read.account.operations {
+            let id = format!("{:#x}", op.intent_id);
             lines.push(Line::from(format!(
-                "{:#x}  {}",
-                op.intent_id,
+                "{}…  {}",
+                &id[..12],
                 sanitize_line(&op.action, 24)
             )));
         }

@@ -112,11 +112,9 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         l.sort_key,
         SortKey::TotalWindowedPnl | SortKey::TotalVolume | SortKey::CurrentOpenPositionCount
     );
-    let mut shown = fit(&columns, table_area.width);
-    if duplicate {
-        shown[6] = false;
-    }
-    let (widths, titles) = layout(&columns, &shown);
+    let columns = &columns[..if duplicate { 6 } else { 7 }];
+    let shown = fit(columns, table_area.width);
+    let (widths, titles) = layout(columns, &shown);
     let rows = board.accounts.iter().map(|r| {
         let cells = [
             r.rank.to_string(),
@@ -131,6 +129,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             figure_text(l.sort_key, r.row.figure(l.sort_key)),
         ];
         let mine = app.wallet == Some(r.address);
+        // `kept` stops at the columns drawn: the sort key's own cell goes when it is a duplicate.
         let row = Row::new(kept(cells, &shown).into_iter().map(Cell::from));
         if mine { row.style(theme.warn()) } else { row }
     });
@@ -182,13 +181,12 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
         ];
     }
     let mut out = vec![
-        Hint::fixed("↑↓", "move"),
-        Hint::fixed("Enter", "open wallet"),
+        Hint::fixed("⏎", "open"),
         Hint::command(app, Command::Margin, "search"),
         Hint::command(app, Command::Window, "window"),
         Hint::command(app, Command::Sort, "sort"),
         Hint::command(app, Command::Reverse, "reverse"),
-        Hint::fixed("PgUp/Dn", "page"),
+        Hint::fixed("PgDn/Up", "page"),
     ];
     if app.explore.leaders.query.is_some() {
         out.push(Hint::fixed("Esc", "clear search"));

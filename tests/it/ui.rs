@@ -1622,3 +1622,92 @@ fn only_the_tickets_mark_age_is_woken_for() {
         Some(now() + Duration::from_secs(3) + Duration::from_nanos(1))
     );
 }
+
+/// A leaderboard page as the exchange serves it: three wallets (the session's own among them,
+/// one with a name carrying an escape sequence), 60 on the board.
+fn board_page() -> papertrade_tui::protocol::leaderboard::LeaderboardPage {
+    serde_json::from_value(serde_json::json!({
+        "ok": true,
+        "summary": {"uniqueAccounts": 60, "trackedBalance": "0"},
+        "pageInfo": {"totalPages": 3},
+        "accounts": [
+            {"address": "0x00000000000000000000000000000000000000b1", "leaderboardName": "whale\u{1b}[31m 🐋",
+             "totalWindowedPnl": "1234560000000000000000", "totalVolume": "987654000000000000000000",
+             "currentOpenPositionCount": 3, "currentBalance": "50000000000000000000000"},
+            {"address": "0xa9f28db0543b215eb2705740f10258c3d000cefd", "leaderboardName": null,
+             "totalWindowedPnl": "20500000000000000000", "totalVolume": "1000000000000000000000",
+             "currentOpenPositionCount": 2, "currentBalance": "234249163328500998503"},
+            {"address": "0x00000000000000000000000000000000000000b3", "leaderboardName": "tortoise",
+             "totalWindowedPnl": "-75250000000000000000", "totalVolume": "50000000000000000000",
+             "currentOpenPositionCount": 0, "currentBalance": "100000000000000000000"}
+        ]
+    }))
+    .unwrap()
+}
+
+/// The Leaders tab with a page folded in, and the Explorer on a wallet of it, at both sizes.
+#[test]
+fn leaders_and_explorer_at_both_sizes() {
+    use papertrade_tui::app::explore::{Fetch, Fetched, WalletRead};
+    let mut app = fixture(Mode::Demo);
+    press(&mut app, KeyCode::Char('5'));
+    let request = app.explore.leaders.request();
+    app.handle(Message::Fetched(
+        Fetched::Leaderboard(request, Ok(vec![(0, board_page())])),
+        now(),
+    ));
+    for (w, h) in [(80, 24), (120, 40)] {
+        insta::assert_snapshot!(format!("leaders_{w}x{h}"), screen(&app, w, h));
+    }
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("whale 🐋") && !s.contains('\u{1b}'), "{s}");
+    // Enter opens the highlighted wallet, read-only.
+    let effects = press(&mut app, KeyCode::Enter);
+    let wallet: alloy_primitives::Address = "0x00000000000000000000000000000000000000b1"
+        .parse()
+        .unwrap();
+    assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(wallet))));
+    let mut account: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+    account["address"] = serde_json::json!(format!("{wallet:#x}"));
+    account["operations"] = serde_json::json!([[
+        "0xbacd5a3f1cd8bd1b7bfd0a16bd56a5a51d8f3dd6a5c6e6e6c1f8d2b8e2b14937",
+        "openPosition",
+        0,
+        false,
+        false,
+        "10000000000000000000",
+        100,
+        1791862862888u64,
+        "1791862952",
+        null
+    ]]);
+    let Frame::Snapshot(account) = Frame::decode(&account.to_string()).unwrap() else {
+        panic!()
+    };
+    let ranks = papertrade_tui::protocol::leaderboard::Window::ALL
+        .into_iter()
+        .map(
+            |window| papertrade_tui::analytics::leaderboard::WindowRank {
+                window,
+                rank: Some(1),
+                pnl: Some(1_234_560_000_000_000_000_000),
+                scanned: 60,
+                complete: true,
+            },
+        )
+        .collect();
+    app.handle(Message::Fetched(
+        Fetched::Wallet(
+            wallet,
+            Ok(Box::new(WalletRead {
+                account: *account,
+                ranks,
+                name: Some("whale 🐋".into()),
+            })),
+        ),
+        now(),
+    ));
+    for (w, h) in [(80, 24), (120, 40)] {
+        insta::assert_snapshot!(format!("explorer_{w}x{h}"), screen(&app, w, h));
+    }
+}
