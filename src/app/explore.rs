@@ -189,10 +189,20 @@ impl LeadersPane {
     }
 }
 
-/// The Explorer tab: one wallet, read-only.
+/// Something the explorer's field found that is not a wallet: looked up in the recent-trades
+/// feed the app already polls (and this session's own account).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Found {
+    Intent(alloy_primitives::B256),
+    Position(alloy_primitives::U256),
+}
+
+/// The Explorer tab: one wallet, read-only, or an intent or position looked up.
 #[derive(Debug, Clone, Default)]
 pub struct ExplorerPane {
     pub wallet: Option<Address>,
+    /// Shown instead of the wallet while set (a new wallet clears it).
+    pub found: Option<Found>,
     pub input: Field,
     pub cursor: usize,
     pub read: Loaded<Box<WalletRead>>,

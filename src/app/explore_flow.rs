@@ -10,7 +10,7 @@ use crate::protocol::stats::ProtocolHistory;
 
 use super::action::Effect;
 use super::explore::{
-    Fetch, Fetched, Field, LEADERBOARD_REFRESH, SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
+    Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH, SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
 };
 use super::state::App;
 use super::tab::Tab;
@@ -229,6 +229,12 @@ impl App {
                 l.cursor = step(l.cursor, *action == Action::Down, rows);
             }
             (Tab::Leaders, Action::Review) => self.open_highlighted_wallet(),
+            (Tab::Explorer, Action::Review) if self.explore.explorer.found.is_some() => {
+                self.open_found_wallet()
+            }
+            (Tab::Explorer, Action::Escape) if self.explore.explorer.found.is_some() => {
+                self.explore.explorer.found = None;
+            }
             (Tab::Leaders, Action::Escape) if self.explore.leaders.query.is_some() => {
                 let l = &mut self.explore.leaders;
                 l.query = None;
@@ -285,6 +291,8 @@ impl App {
                 let text = self.explore.explorer.input.text.trim().to_string();
                 match classify(&text) {
                     Query::Wallet(address) => self.open_wallet(address),
+                    Query::Hash(id) => self.explore.explorer.found = Some(Found::Intent(id)),
+                    Query::Position(id) => self.explore.explorer.found = Some(Found::Position(id)),
                     Query::Name(_) => {
                         // A name is found on the board: the Leaders tab searches it.
                         let l = &mut self.explore.leaders;
@@ -293,16 +301,11 @@ impl App {
                         l.page = 0;
                         l.cursor = 0;
                         self.tab = Tab::Leaders;
-                        self.toast("a name: searching the leaderboard (Enter opens a row)", false);
+                        self.toast(
+                            "a name: searching the leaderboard (Enter opens a row)",
+                            false,
+                        );
                     }
-                    other => self.toast(
-                        format!(
-                            "the explorer opens a wallet (0x + 40 hex) or finds a name; that is {} {} — try `papertrade-tui search`",
-                            article(other.kind()),
-                            other.kind()
-                        ),
-                        true,
-                    ),
                 }
             }
             _ => {}
@@ -324,6 +327,31 @@ impl App {
         }
     }
 
+    /// The feed rows of what the explorer found, newest first.
+    pub(crate) fn found_rows(&self) -> Vec<&crate::protocol::stats::TradeEvent> {
+        let Some(found) = self.explore.explorer.found else {
+            return Vec::new();
+        };
+        self.recent_trades
+            .iter()
+            .filter(|e| match found {
+                Found::Intent(id) => e.intent_id == Some(id),
+                Found::Position(id) => e.position_id.map(alloy_primitives::U256::from) == Some(id),
+            })
+            .collect()
+    }
+
+    /// Enter on a lookup: open the wallet that signed it.
+    fn open_found_wallet(&mut self) {
+        match self.found_rows().first().map(|e| e.wallet) {
+            Some(w) => {
+                self.explore.explorer.found = None;
+                self.open_wallet(w);
+            }
+            None => self.toast("not in the recent feed: its wallet is not known here", true),
+        }
+    }
+
     /// Show `wallet` in the explorer, read-only.
     pub(crate) fn open_wallet(&mut self, wallet: alloy_primitives::Address) {
         let x = &mut self.explore.explorer;
@@ -333,17 +361,10 @@ impl App {
             x.read = Default::default();
         }
         x.wallet = Some(wallet);
+        x.found = None;
         x.input.text = format!("{wallet:#x}");
         x.input.typing = false;
         self.tab = Tab::Explorer;
-    }
-}
-
-fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
     }
 }
 
@@ -551,11 +572,24 @@ mod tests {
         let aa = Address::with_last_byte(0xaa);
         assert_eq!(read, vec![Fetch::Wallet(aa)]);
         assert_eq!(app.explore_field(), None);
-        // A position id is not a wallet (the field starts empty each time).
+        // A position id is looked up in the feed (nothing more is read); Enter on it opens
+        // the wallet that holds it, Esc goes back to the wallet shown.
         let read = typed(&mut app, "12345");
         assert!(read.is_empty());
-        assert_eq!(app.explore.explorer.wallet, Some(aa), "nothing changed");
-        assert!(app.toasts.back().unwrap().error);
+        let id = alloy_primitives::U256::from(12_345u64);
+        assert_eq!(app.explore.explorer.found, Some(Found::Position(id)));
+        assert_eq!(
+            app.explore.explorer.wallet,
+            Some(aa),
+            "still the wallet below"
+        );
+        app.handle(Message::Action(Action::Review));
+        assert!(
+            app.toasts.back().unwrap().error,
+            "not in the feed: nothing to open"
+        );
+        app.handle(Message::Action(Action::Escape));
+        assert_eq!(app.explore.explorer.found, None);
         let read = typed(&mut app, "whale");
         assert_eq!(app.tab, Tab::Leaders);
         assert_eq!(app.explore.leaders.query.as_deref(), Some("whale"));

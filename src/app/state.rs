@@ -135,6 +135,8 @@ pub struct App {
     pub queue_ranks: BTreeMap<B256, u64>,
     /// The wallet's trades in the protocol's recent feed, newest first.
     pub(crate) my_trades: Vec<crate::protocol::stats::TradeEvent>,
+    /// The protocol's recent-trades feed as last polled (every wallet's), newest first.
+    pub recent_trades: Vec<crate::protocol::stats::TradeEvent>,
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
@@ -213,6 +215,7 @@ impl App {
             day_open: BTreeMap::new(),
             queue_ranks: BTreeMap::new(),
             my_trades: Vec::new(),
+            recent_trades: Vec::new(),
             chart_interval: "15m",
             candles: None,
             history: TradeHistory::new(),
@@ -548,6 +551,9 @@ impl App {
                     .collect();
                 changed |= mine != self.my_trades;
                 self.my_trades = mine;
+                // Shown on the exploring tabs only while they are on screen.
+                changed |= self.tab.explores() && trades.events != self.recent_trades;
+                self.recent_trades = trades.events;
                 let unsaved = self.history_unsaved.len();
                 self.history_from_feed();
                 changed |= self.history_unsaved.len() != unsaved;

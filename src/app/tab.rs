@@ -39,6 +39,14 @@ impl Tab {
     }
 
     /// The tab a digit key picks (`'1'` is the first).
+    /// Whether the tab shows other wallets' data (the recent-trades feed among it).
+    pub(crate) fn explores(self) -> bool {
+        matches!(
+            self,
+            Tab::Protocol | Tab::Leaders | Tab::Explorer | Tab::Liquidations
+        )
+    }
+
     pub(crate) fn of_digit(c: char) -> Option<Self> {
         let n = c.to_digit(10)? as usize;
         Self::ALL.get(n.checked_sub(1)?).copied()

@@ -453,7 +453,7 @@ async fn lookup_value(
     let trading = ctx.http.trading_state().await?;
     let now = crate::clock::now_unix_s();
     let Some(wallet) = wallet else {
-        return Ok(intents::lookup(id, &feed, None).json(&trading, now));
+        return Ok(intents::lookup(id, &feed.events, None).json(&trading, now));
     };
     let mut live = LiveAccount::open(ctx, wallet).await?;
     let rank = reads::queue_rank(&ctx.http, wallet).await.ok();
@@ -463,7 +463,7 @@ async fn lookup_value(
         rank: rank.as_ref(),
         outcomes: &outcomes,
     };
-    Ok(intents::lookup(id, &feed, Some(&view)).json(&trading, now))
+    Ok(intents::lookup(id, &feed.events, Some(&view)).json(&trading, now))
 }
 
 pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {

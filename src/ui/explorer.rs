@@ -10,10 +10,12 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
+use crate::analytics::intents::{WalletView, lookup};
 use crate::analytics::liquidations::{WalletRisk, wallet_risk};
 use crate::analytics::wallet::{pending_staking_reward, unrealized};
-use crate::app::explore::WalletRead;
+use crate::app::explore::{Found, WalletRead};
 use crate::app::{App, Command};
+use crate::protocol::stats::TradeEvent;
 use crate::protocol::units::{price_display, signed, usd_signed_text, usd_text, wad_text};
 use crate::quote::percent_text;
 use crate::text::sanitize_line;
@@ -78,6 +80,9 @@ const POSITIONS: [Column; 10] = [
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let x = &app.explore.explorer;
     let title = match (&x.wallet, x.read.value.as_deref()) {
+        _ if x.found.is_some() => {
+            " Explorer · lookup in the recent-trades feed · read-only ".into()
+        }
         (Some(w), Some(r)) if r.account.address == *w => match &r.name {
             Some(n) => format!(" Explorer · {} · {} · read-only ", short(w), n),
             None => format!(" Explorer · {} · read-only ", short(w)),
@@ -91,19 +96,27 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
     let [input_area, body] =
         Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(inner);
     let input = if x.input.typing {
-        format!("wallet or name: {}▏ (Enter opens, Esc stops)", x.input.text)
+        format!(
+            "wallet, intent, position or name: {}▏ (Enter, Esc stops)",
+            x.input.text
+        )
     } else {
         match &x.wallet {
+            Some(w) if x.found.is_some() => format!("Esc goes back to {w:#x}"),
             Some(w) => format!("{w:#x} · {}", loaded::status(&x.read)),
             None => {
                 let key = app.keymap.key_of(Command::Margin);
                 format!(
-                    "{key} types a wallet address (or a name to find on the leaderboard); Enter on a Leaders row opens it here"
+                    "{key} types a wallet address, an intent or position id, or a name (found on the leaderboard); Enter on a Leaders row opens a wallet here"
                 )
             }
         }
     };
     frame.render_widget(Paragraph::new(input).wrap(Wrap { trim: true }), input_area);
+    if let Some(found) = x.found {
+        draw_found(frame, body, app, theme, found);
+        return;
+    }
     let Some(read) = x
         .read
         .value
@@ -128,12 +141,33 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
     } else {
         (pending as u16 + 1).min(6)
     };
-    let [sheet_area, positions_area, pending_area] = Layout::vertical([
+    let trades: Vec<&TradeEvent> = app
+        .recent_trades
+        .iter()
+        .filter(|e| e.wallet == read.account.address)
+        .collect();
+    let trades_height = if trades.is_empty() {
+        0
+    } else {
+        (trades.len() as u16 + 3).min(7)
+    };
+    let [sheet_area, positions_area, pending_area, trades_area] = Layout::vertical([
         Constraint::Length(sheet_height),
         Constraint::Min(3),
         Constraint::Length(pending_height),
+        Constraint::Length(trades_height),
     ])
     .areas(body);
+    if !trades.is_empty() {
+        super::history::draw_trades(
+            frame,
+            trades_area,
+            " In the exchange's recent-trades feed ",
+            &trades,
+            app,
+            theme,
+        );
+    }
     frame.render_widget(Paragraph::new(sheet).wrap(Wrap { trim: true }), sheet_area);
     draw_positions(frame, positions_area, app, theme, &risk);
     if pending > 0 {
@@ -150,6 +184,56 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             )));
         }
         frame.render_widget(Paragraph::new(lines), pending_area);
+    }
+}
+
+/// An intent or position looked up: what the recent-trades feed (and this session's own
+/// account) says of it, and whose it is.
+fn draw_found(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, found: Found) {
+    let rows = app.found_rows();
+    let mut lines = Vec::new();
+    match found {
+        Found::Intent(id) => {
+            let own = app.account.as_ref().map(|account| WalletView {
+                account,
+                rank: None,
+                outcomes: &[],
+            });
+            let l = lookup(id, &app.recent_trades, own.as_ref());
+            lines.push(Line::from(format!("intent {id:#x}")));
+            let mut state = format!("state: {}", l.state);
+            if let Some((op, _)) = &l.pending {
+                state.push_str(&format!(
+                    " · queued in this session's account ({})",
+                    sanitize_line(&op.action, 24)
+                ));
+            }
+            if let Some(p) = &l.position {
+                state.push_str(&format!(" · opened this session's position #{}", p.id));
+            }
+            lines.push(Line::from(state));
+        }
+        Found::Position(id) => lines.push(Line::from(format!("position #{id}"))),
+    }
+    lines.push(Line::styled(
+        match rows.first() {
+            Some(e) => format!(
+                "{} row(s) in the recent-trades feed · wallet {:#x} · Enter opens it · Esc back",
+                rows.len(),
+                e.wallet
+            ),
+            None => "not in the recent-trades feed (its last 50 trades): an older one needs its wallet · Esc back".to_string(),
+        },
+        theme.dim(),
+    ));
+    let [text_area, table_area] = Layout::vertical([
+        Constraint::Length(lines.len() as u16 + 1),
+        Constraint::Min(3),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), text_area);
+    if !rows.is_empty() {
+        super::history::draw_trades(frame, table_area, " Feed rows ", &rows, app, theme);
     }
 }
 
@@ -263,6 +347,13 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
         return vec![
             Hint::fixed("Enter", "open"),
             Hint::fixed("Esc", "stop typing"),
+        ];
+    }
+    if app.explore.explorer.found.is_some() {
+        return vec![
+            Hint::fixed("⏎", "open its wallet"),
+            Hint::fixed("Esc", "back"),
+            Hint::command(app, Command::Margin, "look up"),
         ];
     }
     let mut out = vec![Hint::command(app, Command::Margin, "wallet")];

@@ -249,10 +249,31 @@ const FEED: [Column; 8] = [
 
 /// The wallet's entries in the protocol's recent-trades feed (opens, closes, liquidations).
 fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let rows: Vec<&TradeEvent> = app.my_trades.iter().collect();
+    draw_trades(
+        frame,
+        area,
+        " Recent trades of this wallet (the exchange's feed of the last 50 trades) ",
+        &rows,
+        app,
+        theme,
+    );
+}
+
+/// Rows of the exchange's recent-trades feed as a table in the app's units (the History tab's
+/// own wallet, the explorer's wallet or intent).
+pub(super) fn draw_trades(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    trades: &[&TradeEvent],
+    app: &App,
+    theme: &Theme,
+) {
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" Recent trades of this wallet (the exchange's feed of the last 50 trades) ");
-    if app.my_trades.is_empty() {
+        .title(title.to_string());
+    if trades.is_empty() {
         frame.render_widget(
             Paragraph::new("none in the protocol's recent feed")
                 .style(theme.dim())
@@ -262,8 +283,7 @@ fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         return;
     }
     let shown = fit(&FEED, area.width.saturating_sub(2));
-    let rows: Vec<Row> = app
-        .my_trades
+    let rows: Vec<Row> = trades
         .iter()
         .map(|t| Row::new(kept(feed_cells(app, t, theme), &shown)))
         .collect();

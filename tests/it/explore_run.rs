@@ -99,7 +99,7 @@ async fn leaders_open_a_wallet_in_the_explorer_read_only() {
 
     // Any address, typed.
     ui.type_text("/");
-    ui.wait_for_text("wallet or name:").await;
+    ui.wait_for_text("wallet, intent, position or name:").await;
     ui.type_text(&format!("{other:#x}"));
     ui.send_keys([KeyCode::Enter]);
     let s = ui

@@ -1707,7 +1707,33 @@ fn leaders_and_explorer_at_both_sizes() {
         ),
         now(),
     ));
+    // The feed lists a trade of this wallet: the explorer shows it under its positions.
+    let feed: papertrade_tui::protocol::stats::RecentTrades = serde_json::from_str(
+        r#"{"ok":true,"count":2,"events":[
+          {"seq":"2","ts":1791862860000,"wallet":"0x00000000000000000000000000000000000000b1","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":50,"notionalUsd":2500,"intentId":"0x2222222222222222222222222222222222222222222222222222222222222222","positionId":"411300","kind":"liq","entry":null,"exit":84100.5,"pnlUsd":-50},
+          {"seq":"1","ts":1791862800000,"wallet":"0x00000000000000000000000000000000000000b3","instrument":"ETH","instrumentId":1,"instrumentTerminal":false,"side":"long","leverage":10,"notionalUsd":100,"intentId":null,"positionId":"411299","kind":"open","entry":2500.25,"exit":null,"pnlUsd":null}
+        ]}"#,
+    )
+    .unwrap();
+    app.handle(Message::Market(MarketEvent::RecentTrades(
+        Box::new(feed),
+        now(),
+    )));
     for (w, h) in [(80, 24), (120, 40)] {
         insta::assert_snapshot!(format!("explorer_{w}x{h}"), screen(&app, w, h));
     }
+    // An intent id typed into the explorer is looked up in the feed; Enter opens its wallet.
+    press(&mut app, KeyCode::Char('/'));
+    type_text(
+        &mut app,
+        "0x2222222222222222222222222222222222222222222222222222222222222222",
+    );
+    assert!(
+        press(&mut app, KeyCode::Enter).is_empty(),
+        "nothing more is read"
+    );
+    insta::assert_snapshot!("explorer_lookup_80x24", screen(&app, 80, 24));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.explore.explorer.found, None);
+    assert_eq!(app.explore.explorer.wallet, Some(wallet));
 }
