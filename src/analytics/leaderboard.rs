@@ -145,6 +145,23 @@ pub fn figure_text(key: SortKey, value: Option<i128>) -> String {
     }
 }
 
+impl Ranked {
+    /// The figures every table of the board shows, for a person: windowed PnL, volume, open
+    /// positions, and the sort key's own.
+    pub fn figures(&self, key: SortKey) -> [String; 4] {
+        let r = &self.row;
+        [
+            figure_text(SortKey::TotalWindowedPnl, r.total_windowed_pnl),
+            figure_text(SortKey::TotalVolume, r.total_volume),
+            figure_text(
+                SortKey::CurrentOpenPositionCount,
+                r.current_open_position_count,
+            ),
+            figure_text(key, r.figure(key)),
+        ]
+    }
+}
+
 /// A wallet's rank and windowed PnL in a board sorted by `totalWindowedPnl` descending.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WindowRank {
@@ -285,19 +302,7 @@ mod tests {
     use crate::protocol::leaderboard::{LeaderboardSummary, PageInfo};
 
     fn row(last: u8, name: Option<&str>, pnl: i128) -> LeaderRow {
-        LeaderRow {
-            address: Address::with_last_byte(last),
-            leaderboard_name: name.map(str::to_string),
-            total_windowed_pnl: Some(pnl),
-            realized_pnl: None,
-            current_unrealized_pnl: None,
-            current_balance: None,
-            current_queued: None,
-            current_open_notional: None,
-            total_volume: None,
-            paper_total: None,
-            current_open_position_count: Some(1),
-        }
+        LeaderRow::for_test(Address::with_last_byte(last), name, pnl)
     }
 
     fn page(rows: Vec<LeaderRow>, total: u64) -> LeaderboardPage {

@@ -393,19 +393,11 @@ mod tests {
     }
 
     fn row(last: u8, name: &str) -> LeaderRow {
-        LeaderRow {
-            address: Address::with_last_byte(last),
-            leaderboard_name: Some(name.into()),
-            total_windowed_pnl: Some(i128::from(last) * 10i128.pow(18)),
-            realized_pnl: None,
-            current_unrealized_pnl: None,
-            current_balance: None,
-            current_queued: None,
-            current_open_notional: None,
-            total_volume: None,
-            paper_total: None,
-            current_open_position_count: Some(1),
-        }
+        LeaderRow::for_test(
+            Address::with_last_byte(last),
+            Some(name),
+            i128::from(last) * 10i128.pow(18),
+        )
     }
 
     fn page(rows: Vec<LeaderRow>, total: u64) -> LeaderboardPage {

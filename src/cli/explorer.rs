@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::analytics::history::{self, Filter};
 use crate::analytics::intents::{self, WalletView};
-use crate::analytics::leaderboard::{self, PAGE_SIZE, Ranked, Request, figure_text};
+use crate::analytics::leaderboard::{self, PAGE_SIZE, Ranked, Request};
 use crate::analytics::search::{self, Query};
 use crate::analytics::trades::event_json;
 use crate::analytics::wallet::{self, BalanceSheet};
@@ -209,18 +209,13 @@ fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
         (key.name(), Align::Right),
     ]);
     for r in rows {
-        t.row(vec![
+        let mut cells = vec![
             r.rank.to_string(),
             format!("{:#x}", r.address),
             r.name.clone().unwrap_or_else(|| "—".into()),
-            figure_text(SortKey::TotalWindowedPnl, r.row.total_windowed_pnl),
-            figure_text(SortKey::TotalVolume, r.row.total_volume),
-            figure_text(
-                SortKey::CurrentOpenPositionCount,
-                r.row.current_open_position_count,
-            ),
-            figure_text(key, r.row.figure(key)),
-        ]);
+        ];
+        cells.extend(r.figures(key));
+        t.row(cells);
     }
     if rows.is_empty() {
         return "no wallets on this page".into();

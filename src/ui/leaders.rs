@@ -7,7 +7,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
-use crate::analytics::leaderboard::{Leaderboard, figure_text};
+use crate::analytics::leaderboard::Leaderboard;
 use crate::app::{App, Command};
 use crate::protocol::leaderboard::{SortDir, SortKey};
 use crate::protocol::units::group_thousands;
@@ -116,17 +116,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let shown = fit(columns, table_area.width);
     let (widths, titles) = layout(columns, &shown);
     let rows = board.accounts.iter().map(|r| {
+        let [pnl, volume, open, figure] = r.figures(l.sort_key);
         let cells = [
             r.rank.to_string(),
             short(&r.address),
             r.name.clone().unwrap_or_else(|| "—".into()),
-            figure_text(SortKey::TotalWindowedPnl, r.row.total_windowed_pnl),
-            figure_text(SortKey::TotalVolume, r.row.total_volume),
-            figure_text(
-                SortKey::CurrentOpenPositionCount,
-                r.row.current_open_position_count,
-            ),
-            figure_text(l.sort_key, r.row.figure(l.sort_key)),
+            pnl,
+            volume,
+            open,
+            figure,
         ];
         let mine = app.wallet == Some(r.address);
         // `kept` stops at the columns drawn: the sort key's own cell goes when it is a duplicate.
