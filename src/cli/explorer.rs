@@ -15,6 +15,7 @@ use crate::analytics::search::{self, Query};
 use crate::analytics::trades::event_json;
 use crate::analytics::wallet::{self, BalanceSheet};
 use crate::client::explorer::{self as reads, scan_leaderboard};
+use crate::client::history::HistoryFile;
 use crate::feed::account::StreamEvent;
 use crate::protocol::account::{ClosedPosition, IntentOutcome};
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
@@ -575,7 +576,9 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
     let trading = ctx.http.trading_state().await?;
     let (closed, _) = follow(&mut live, a.follow.secs).await;
     let feed = reads::recent_trades(&ctx.http).await?;
-    let trades = history::closed_trades(address, &feed, &closed, &trading);
+    // The closes a UI of this data dir kept for the wallet (none when it never followed it).
+    let file = HistoryFile::new(&ctx.data_dir, address).load();
+    let trades = history::closed_trades(address, &file, &feed, &closed, &trading);
     let page = history::page(
         address,
         trades,
@@ -604,6 +607,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
             ("NET PNL", Align::Right),
             ("PAPER", Align::Right),
             ("", Align::Left),
+            ("FROM", Align::Left),
         ]);
         for tr in &page.trades {
             t.row(vec![
@@ -619,9 +623,31 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
                 tr.paper_minted
                     .map_or("—".into(), |p| wad_text(signed(p), 4)),
                 if tr.liquidated { "LIQUIDATED" } else { "" }.into(),
+                tr.sources().join("+"),
             ]);
         }
         println!("{}", t.render());
+    }
+    let f = &page.file;
+    if f.records > 0 || f.skipped > 0 || f.error.is_some() {
+        println!(
+            "history file: {} close(s){}{}{}",
+            f.records,
+            if f.skipped > 0 {
+                format!(", {} unreadable line(s) skipped", f.skipped)
+            } else {
+                String::new()
+            },
+            if f.truncated {
+                ", only its newest part read"
+            } else {
+                ""
+            },
+            f.error
+                .as_deref()
+                .map(|e| format!(", not read: {e}"))
+                .unwrap_or_default()
+        );
     }
     println!("note: {}", history::HISTORY_NOTE);
     Ok(())
