@@ -155,7 +155,7 @@ fn request(a: &LeaderboardArgs) -> Result<Request, CliError> {
 /// The board as asked: one page, or with a search the scanned top of it.
 async fn board(ctx: &Context, r: Request) -> Result<leaderboard::Leaderboard, CliError> {
     let pages = if r.query.is_some() {
-        scan_leaderboard(&ctx.http, r.window, r.sort_key, r.sort_dir, |_| false).await?
+        scan_leaderboard(&ctx.http, r.window, r.sort_key, r.sort_dir, |_, _| false).await?
     } else {
         let page = reads::leaderboard_page(
             &ctx.http, r.window, r.sort_key, r.sort_dir, r.page, PAGE_SIZE,
@@ -278,7 +278,7 @@ async fn window_ranks(ctx: &Context, wallet: Address) -> (Vec<WindowRank>, Optio
             w,
             SortKey::TotalWindowedPnl,
             SortDir::Desc,
-            |p| p.accounts.iter().any(|r| r.address == wallet),
+            |_, p| p.accounts.iter().any(|r| r.address == wallet),
         )
         .await;
         (w, pages)
