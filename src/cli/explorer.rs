@@ -15,6 +15,7 @@ use crate::analytics::search::{self, Query};
 use crate::analytics::trades::event_json;
 use crate::analytics::wallet::{self, BalanceSheet};
 use crate::client::explorer::{self as reads, scan_leaderboard};
+use crate::client::history::HistoryFile;
 use crate::feed::account::StreamEvent;
 use crate::protocol::account::{ClosedPosition, IntentOutcome};
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
@@ -25,6 +26,7 @@ use crate::protocol::wire::parse_b256;
 use super::Context;
 use super::args;
 use super::market_data::MarketData;
+use super::output::say;
 use super::output::{Align, CliError, Table, print_json, usd, usd_signed};
 use super::session::LiveAccount;
 
@@ -154,7 +156,7 @@ fn request(a: &LeaderboardArgs) -> Result<Request, CliError> {
 /// The board as asked: one page, or with a search the scanned top of it.
 async fn board(ctx: &Context, r: Request) -> Result<leaderboard::Leaderboard, CliError> {
     let pages = if r.query.is_some() {
-        scan_leaderboard(&ctx.http, r.window, r.sort_key, r.sort_dir, |_| false).await?
+        scan_leaderboard(&ctx.http, r.window, r.sort_key, r.sort_dir, |_, _| false).await?
     } else {
         let page = reads::leaderboard_page(
             &ctx.http, r.window, r.sort_key, r.sort_dir, r.page, PAGE_SIZE,
@@ -172,7 +174,7 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
         return Ok(());
     }
     let r = &board.request;
-    println!(
+    say!(
         "leaderboard · window {} · sorted by {} {} · page {} of {} · {} wallets",
         r.window.name(),
         r.sort_key.name(),
@@ -182,7 +184,7 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
         board.total_accounts
     );
     if let Some(q) = &r.query {
-        println!(
+        say!(
             "search {:?}: {} match(es) in the {} wallets read{}",
             crate::text::sanitize_line(q, 60),
             board.matched.unwrap_or(0),
@@ -194,7 +196,7 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
             }
         );
     }
-    println!("{}", ranked_table(&board.accounts, r.sort_key));
+    say!("{}", ranked_table(&board.accounts, r.sort_key));
     Ok(())
 }
 
@@ -240,8 +242,8 @@ pub async fn top_traders(ctx: &Context, a: TopTradersArgs) -> Result<(), CliErro
         print_json(&top.json());
         return Ok(());
     }
-    println!("top traders by windowed PnL · window {}", w.name());
-    println!("{}", ranked_table(&top.traders, SortKey::TotalWindowedPnl));
+    say!("top traders by windowed PnL · window {}", w.name());
+    say!("{}", ranked_table(&top.traders, SortKey::TotalWindowedPnl));
     Ok(())
 }
 
@@ -281,7 +283,7 @@ pub async fn wallet(ctx: &Context, a: WalletArgs) -> Result<(), CliError> {
 fn print_sheet(s: &BalanceSheet) {
     let a = &s.account;
     let l = &a.lifetime;
-    println!(
+    say!(
         "{:#x}{}",
         a.address,
         s.name
@@ -289,26 +291,26 @@ fn print_sheet(s: &BalanceSheet) {
             .map(|n| format!(" · {n}"))
             .unwrap_or_default()
     );
-    println!(
+    say!(
         "balance {} · available {} · queued {} · locked {}",
         usd(signed(a.balance)),
         usd(signed(a.funds.available_balance)),
         usd(signed(a.queued)),
         usd(signed(a.locked))
     );
-    println!(
+    say!(
         "{} open position(s) · {} pending intent(s) · unrealised (close at the mark) {}",
         a.open_positions.len(),
         a.operations.len(),
         s.unrealized.map_or("—".into(), usd_signed)
     );
-    println!(
+    say!(
         "PAPER held {} · staked {} · pending staking reward {}",
         wad_text(signed(a.paper.balance), 2),
         wad_text(signed(a.paper.staked), 2),
         usd(signed(s.pending_reward))
     );
-    println!(
+    say!(
         "lifetime: deposited {} · withdrawn {} · realised PnL {} · fees {} · traded {}",
         usd(signed(l.deposited)),
         usd(signed(l.withdrawn)),
@@ -317,7 +319,7 @@ fn print_sheet(s: &BalanceSheet) {
         usd(signed(l.traded_notional))
     );
     let active = a.session_keys.iter().filter(|k| k.expiry > s.now_s).count();
-    println!(
+    say!(
         "session keys: {} registered, {active} active",
         a.session_keys.len()
     );
@@ -337,7 +339,7 @@ fn print_sheet(s: &BalanceSheet) {
             r.pnl.map_or("—".into(), usd_signed),
         ]);
     }
-    println!("\n{}", t.render());
+    say!("\n{}", t.render());
 }
 
 /// Follow `live` for `secs`: the closes and intent outcomes its patches report, each close with
@@ -382,14 +384,14 @@ pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
         print_json(&value);
         return Ok(());
     }
-    println!(
+    say!(
         "{:#x}: {} pending intent(s)",
         address,
         live.state.operations.len()
     );
     print_pending(&value["pending"]);
     for o in &outcomes {
-        println!("intent {:#x} {}", o.intent_id, o.outcome.label());
+        say!("intent {:#x} {}", o.intent_id, o.outcome.label());
     }
     Ok(())
 }
@@ -426,7 +428,7 @@ fn print_pending(pending: &Value) {
             },
         ]);
     }
-    println!("{}", t.render());
+    say!("{}", t.render());
 }
 
 fn intent_arg(text: &str) -> Result<B256, CliError> {
@@ -478,25 +480,25 @@ pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
 }
 
 fn print_lookup(v: &Value) {
-    println!(
+    say!(
         "intent {}: {}",
         v["intent_id"].as_str().unwrap_or(""),
         v["state"].as_str().unwrap_or("")
     );
     if let Some(rank) = v["pending"]["queue_rank"].as_u64() {
-        println!("queued in the relayer at place {rank}");
+        say!("queued in the relayer at place {rank}");
     }
     if let Some(p) = v["position_id"].as_str() {
-        println!("opened position {p}");
+        say!("opened position {p}");
     }
     let feed = v["feed"].as_array().cloned().unwrap_or_default();
     if !feed.is_empty() {
-        println!("in the recent-trades feed: {} row(s)", feed.len());
+        say!("in the recent-trades feed: {} row(s)", feed.len());
     }
     if !v["wallet_checked"].as_bool().unwrap_or(false) {
-        println!("(pass --wallet 0x… to check its queue and account stream)");
+        say!("(pass --wallet 0x… to check its queue and account stream)");
     }
-    println!(
+    say!(
         "settlement: {}",
         v["settlement_note"].as_str().unwrap_or("")
     );
@@ -510,7 +512,9 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
     let trading = ctx.http.trading_state().await?;
     let (closed, _) = follow(&mut live, a.follow.secs).await;
     let feed = reads::recent_trades(&ctx.http).await?;
-    let trades = history::closed_trades(address, &feed, &closed, &trading);
+    // The closes a UI of this data dir kept for the wallet (none when it never followed it).
+    let file = HistoryFile::new(&ctx.data_dir, address).load();
+    let trades = history::closed_trades(address, &file, &feed, &closed, &trading);
     let page = history::page(
         address,
         trades,
@@ -522,7 +526,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
         print_json(&page.json());
         return Ok(());
     }
-    println!(
+    say!(
         "{:#x}: {} closed trade(s) ({}), page {}",
         address,
         page.total,
@@ -539,6 +543,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
             ("NET PNL", Align::Right),
             ("PAPER", Align::Right),
             ("", Align::Left),
+            ("FROM", Align::Left),
         ]);
         for tr in &page.trades {
             t.row(vec![
@@ -554,11 +559,33 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
                 tr.paper_minted
                     .map_or("—".into(), |p| wad_text(signed(p), 4)),
                 if tr.liquidated { "LIQUIDATED" } else { "" }.into(),
+                tr.sources().join("+"),
             ]);
         }
-        println!("{}", t.render());
+        say!("{}", t.render());
     }
-    println!("note: {}", history::HISTORY_NOTE);
+    let f = &page.file;
+    if f.records > 0 || f.skipped > 0 || f.error.is_some() {
+        say!(
+            "history file: {} close(s){}{}{}",
+            f.records,
+            if f.skipped > 0 {
+                format!(", {} unreadable line(s) skipped", f.skipped)
+            } else {
+                String::new()
+            },
+            if f.truncated {
+                ", only its newest part read"
+            } else {
+                ""
+            },
+            f.error
+                .as_deref()
+                .map(|e| format!(", not read: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    say!("note: {}", history::HISTORY_NOTE);
     Ok(())
 }
 
@@ -614,29 +641,29 @@ pub async fn search(ctx: &Context, a: SearchArgs) -> Result<(), CliError> {
         print_json(&value);
         return Ok(());
     }
-    println!(
+    say!(
         "{} → {} (next: {})",
         crate::text::sanitize_line(&a.query, 80),
         query.kind(),
         query.next().1
     );
     match &query {
-        Query::Wallet(_) => println!(
+        Query::Wallet(_) => say!(
             "balance {} · {} open position(s) · {} pending",
             value["result"]["balance_usd"],
             value["result"]["open_positions"],
             value["result"]["pending_operations"]
         ),
         Query::Hash(_) => print_lookup(&value["result"]),
-        Query::Position(_) => println!(
+        Query::Position(_) => say!(
             "{} feed row(s) for this position",
             value["result"]["feed"].as_array().map_or(0, Vec::len)
         ),
         Query::Name(_) => {
             let matched = value["result"]["matched"].as_u64().unwrap_or(0);
-            println!("{matched} wallet(s) match");
+            say!("{matched} wallet(s) match");
             for r in value["result"]["accounts"].as_array().into_iter().flatten() {
-                println!(
+                say!(
                     "  #{} {} {}",
                     r["rank"],
                     r["address"].as_str().unwrap_or(""),

@@ -22,6 +22,7 @@ use crate::text::sanitize_line;
 use super::Context;
 use super::args;
 use super::market_data::MarketData;
+use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, usd};
 
 fn ranged(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
@@ -260,13 +261,13 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let scale = m.price_scale;
-    println!(
+    say!(
         "{} bust map · mark {} · bucket ${}",
         sanitize_line(&m.symbol, 24),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("{}", g.scan_lines(&cov));
+    say!("{}", g.scan_lines(&cov));
     let mut table = Table::new(&[
         ("BUST PRICE", Align::Left),
         ("LONG", Align::Right),
@@ -299,8 +300,8 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
             cell(b.cumulative_short),
         ]);
     }
-    println!("{}", table.render());
-    println!(
+    say!("{}", table.render());
+    say!(
         "outside the window: {} long, {} short ({} positions); past bust: {} positions",
         usd(signed(map.outside.long_notional)),
         usd(signed(map.outside.short_notional)),
@@ -308,7 +309,7 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
         map.past_bust.positions(),
     );
     if let Some(c) = &map.cascade {
-        println!(
+        say!(
             "cascade ±{}%: a fall to {} busts {} of longs, a rise to {} busts {} of shorts ({} positions)",
             percent_text(i128::from(c.percent_e2), 10_000, 2),
             price(c.down_price, scale),
@@ -361,7 +362,7 @@ pub async fn closest_to_bust(ctx: &Context, a: ClosestArgs) -> Result<(), CliErr
         print_json(&with_scan(value, &g));
         return Ok(());
     }
-    println!("{}", g.scan_lines(&cov));
+    say!("{}", g.scan_lines(&cov));
     print_positions(&ranked, true);
     Ok(())
 }
@@ -401,9 +402,9 @@ fn print_positions(ranked: &[&AtRisk], with_wallet: bool) {
         table.row(row);
     }
     if ranked.is_empty() {
-        println!("no open positions match");
+        say!("no open positions match");
     } else {
-        println!("{}", table.render());
+        say!("{}", table.render());
     }
 }
 
@@ -421,18 +422,18 @@ pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliErro
         return Ok(());
     }
     let scale = m.price_scale;
-    println!(
+    say!(
         "{} bust clusters · mark {} · width ${}",
         sanitize_line(&m.symbol, 24),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("{}", g.scan_lines(&cov));
+    say!("{}", g.scan_lines(&cov));
     for (label, list, long) in [
         ("longs below the mark", &summary.longs, true),
         ("shorts above the mark", &summary.shorts, false),
     ] {
-        println!("\n{label}:");
+        say!("\n{label}:");
         let mut table = Table::new(&[
             ("#", Align::Right),
             ("BUST PRICE", Align::Left),
@@ -455,9 +456,9 @@ pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliErro
             ]);
         }
         if list.is_empty() {
-            println!("  none");
+            say!("  none");
         } else {
-            println!("{}", table.render());
+            say!("{}", table.render());
         }
     }
     Ok(())
@@ -477,7 +478,7 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
         print_json(&value);
         return Ok(());
     }
-    println!(
+    say!(
         "{wallet:#x} · risk {} · equity {} · notional {} · effective leverage {}",
         risk.worst().map_or("none", |d| d.label()),
         usd(risk.equity),
@@ -491,7 +492,7 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
             "—".into()
         },
     );
-    println!(
+    say!(
         "balance {} · available {} · queued {} · margin in positions {} · close at mark {}",
         usd(signed(risk.balance)),
         usd(signed(risk.available)),
@@ -502,7 +503,7 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
     let ranked: Vec<&AtRisk> = risk.positions.iter().map(|p| &p.at).collect();
     print_positions(&ranked, false);
     if risk.unvalued > 0 {
-        println!(
+        say!(
             "{} position(s) not valued (market unlisted or no mark)",
             risk.unvalued
         );
@@ -523,14 +524,14 @@ pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(),
         return Ok(());
     }
     let scale = m.price_scale;
-    println!(
+    say!(
         "{} liquidation map · mark {} · bucket ${}",
         sanitize_line(&m.symbol, 24),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("protocol-wide map: {NO_PROTOCOL_MAP}");
-    println!("{}", g.scan_lines(&cov));
+    say!("protocol-wide map: {NO_PROTOCOL_MAP}");
+    say!("{}", g.scan_lines(&cov));
     let mut table = Table::new(&[
         ("BUST PRICE", Align::Left),
         ("LONG", Align::Right),
@@ -546,9 +547,9 @@ pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(),
         ]);
     }
     if map.buckets.is_empty() {
-        println!("no standing positions in the scan");
+        say!("no standing positions in the scan");
     } else {
-        println!("{}", table.render());
+        say!("{}", table.render());
     }
     Ok(())
 }

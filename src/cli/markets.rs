@@ -8,6 +8,7 @@ use crate::protocol::units::{price_json, signed, wad_json};
 
 use super::Context;
 use super::market_data::MarketData;
+use super::output::say;
 use super::output::{Align, CliError, Table, print_json, usd};
 use crate::quote::percent_json;
 
@@ -104,8 +105,8 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
             oi(m.short_oi, m.short_cap),
         ]);
     }
-    println!("{}", table.render());
-    println!(
+    say!("{}", table.render());
+    say!(
         "\nmin margin {}  ·  min notional {}  ·  win fee {}%  ·  trading {}",
         usd(signed(state.minimum_trade_size)),
         usd(signed(state.minimum_open_notional)),
@@ -118,20 +119,20 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
     );
     if !state.intake.paused_actions.is_empty() {
         let paused = state.intake.paused_actions.join(", ");
-        println!(
+        say!(
             "relayer not accepting: {}",
             crate::text::sanitize_line(&paused, 200)
         );
     }
     for m in &state.instruments {
         if let Err(e) = data.mark(m) {
-            println!(
+            say!(
                 "{} mark unavailable: {}",
                 m.symbol,
                 crate::text::sanitize_line(&e, 160)
             );
         }
     }
-    println!("{}", data.parameters_line());
+    say!("{}", data.parameters_line());
     Ok(())
 }

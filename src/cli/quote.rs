@@ -10,6 +10,7 @@ use crate::quote::{
 };
 
 use super::market_data::MarketData;
+use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, usd, usd_signed};
 use super::{CloseQuoteArgs, Context, LadderArgs, MarketArgs, QuoteArgs, args};
 
@@ -206,32 +207,32 @@ pub async fn quote(ctx: &Context, a: QuoteArgs) -> Result<(), CliError> {
         }));
         return Ok(());
     }
-    println!(
+    say!(
         "{} {} {leverage}x · margin {} · notional {}",
         side_word(i.is_long),
         market.symbol,
         usd(signed(i.margin)),
         usd(signed(p.notional()))
     );
-    println!(
+    say!(
         "entry {} ({entry_source}) · bust {} ({distance}% away)",
         price(entry, market.price_scale),
         price(bust, market.price_scale)
     );
     match &validation {
-        Ok(()) => println!("open: passes the relayer's checks"),
-        Err(r) => println!("open: WOULD BE REFUSED: {r}"),
+        Ok(()) => say!("open: passes the relayer's checks"),
+        Err(r) => say!("open: WOULD BE REFUSED: {r}"),
     }
-    println!(
+    say!(
         "max margin at {leverage}x: {} (limited by {})",
         usd(signed(capacity.max_margin)),
         capacity.limit.label()
     );
-    println!("\n{}\n", scenario_table(&p, &scenarios));
-    println!(
+    say!("\n{}\n", scenario_table(&p, &scenarios));
+    say!(
         "The bust price is {distance}% away: a move that far against you at {leverage}x liquidates the position and the whole margin is lost."
     );
-    println!("{}", data.parameters_line());
+    say!("{}", data.parameters_line());
     Ok(())
 }
 
@@ -291,7 +292,7 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
         }));
         return Ok(());
     }
-    println!(
+    say!(
         "{} {} · margin {} · entry {} ({entry_source})\n",
         side_word(i.is_long),
         market.symbol,
@@ -321,8 +322,8 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
             },
         ]);
     }
-    println!("{}\n", table.render());
-    println!("{}", data.parameters_line());
+    say!("{}\n", table.render());
+    say!("{}", data.parameters_line());
     Ok(())
 }
 
@@ -391,7 +392,7 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
         print_json(&body);
         return Ok(());
     }
-    println!(
+    say!(
         "{} {} {leverage}x · margin {} · entry {} · bust {}",
         side_word(i.is_long),
         market.symbol,
@@ -399,13 +400,13 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
         price(entry, market.price_scale),
         price(bust, market.price_scale)
     );
-    println!(
+    say!(
         "close at {} ({exit_source}):\n",
         price(exit, market.price_scale)
     );
-    println!("{}\n", scenario_table(&p, std::slice::from_ref(&s)));
+    say!("{}\n", scenario_table(&p, std::slice::from_ref(&s)));
     if s.liquidated {
-        println!(
+        say!(
             "The exit is at or beyond the bust price: the position is liquidated and pays nothing."
         );
     } else {
@@ -413,13 +414,13 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
             Some(k) => format!(" · impact keeps {}%", percent_text(signed(k), WAD, 2)),
             None => String::new(),
         };
-        println!(
+        say!(
             "pays {} (margin {} {} net){keep}",
             usd(payout),
             usd(signed(p.margin)),
             usd_signed(net)
         );
     }
-    println!("{}", data.parameters_line());
+    say!("{}", data.parameters_line());
     Ok(())
 }

@@ -93,7 +93,7 @@ async fn read(
                     request.window,
                     request.sort_key,
                     request.sort_dir,
-                    |_: &LeaderboardPage| false,
+                    |_: u64, _: &LeaderboardPage| false,
                 )
                 .await
             } else {
