@@ -9,7 +9,10 @@ use std::time::{Duration, SystemTime};
 use alloy_primitives::Address;
 
 use crate::analytics::leaderboard::{Leaderboard, Request, WindowRank};
-use crate::analytics::liquidations::{DEFAULT_WALLETS, MAX_CASCADE_PERCENT, scanned::Scan};
+use crate::analytics::liquidations::{
+    self as liq, Book, ClosestQuery, DEFAULT_WALLETS, MAX_CASCADE_PERCENT, MAX_CLOSEST,
+    scanned::Scan,
+};
 use crate::protocol::account::AccountState;
 use crate::protocol::leaderboard::{LeaderboardPage, SortDir, SortKey, Window};
 use crate::protocol::stats::ProtocolHistory;
@@ -66,6 +69,8 @@ pub struct Loaded<T> {
     /// Why the latest read failed, if it did.
     pub error: Option<String>,
     asked: Option<(Fetch, SystemTime)>,
+    /// When the latest answer, good or failed, came (a failed one ends the read in flight too).
+    answered: Option<SystemTime>,
 }
 
 impl<T> Default for Loaded<T> {
@@ -75,6 +80,7 @@ impl<T> Default for Loaded<T> {
             at: None,
             error: None,
             asked: None,
+            answered: None,
         }
     }
 }
@@ -107,10 +113,13 @@ impl<T> Loaded<T> {
     /// A read is waiting for its answer and there is nothing to show yet, or only what an
     /// earlier request brought.
     pub fn loading(&self) -> bool {
-        self.asked.is_some() && self.at.is_none_or(|at| self.asked.as_ref().is_some_and(|(_, t)| *t > at))
+        self.asked
+            .as_ref()
+            .is_some_and(|(_, t)| self.answered.is_none_or(|answered| *t > answered))
     }
 
     fn store(&mut self, answer: Result<T, String>, at: SystemTime) {
+        self.answered = Some(at);
         match answer {
             Ok(v) => {
                 self.value = Some(v);
@@ -246,6 +255,32 @@ pub struct Explore {
 }
 
 impl App {
+    /// The scanned wallets' open positions valued at the marks, once a scan and the markets
+    /// are in (the Liquidations tab's every figure is computed from it).
+    pub fn scanned_book(&self) -> Option<Book> {
+        let l = &self.explore.liquidations;
+        let scan = l.scan.value.as_ref()?;
+        let state = self.trading.as_ref()?;
+        Some(liq::book(&scan.accounts(l.wallets), state, &self.marks))
+    }
+
+    /// The Liquidations tab's closest-to-bust list: the ticket's market, both sides, as many
+    /// as the seed allows.
+    pub fn closest_query(&self) -> ClosestQuery {
+        ClosestQuery {
+            instrument_id: self.ticket_market().map(|(m, _)| m.id),
+            is_long: None,
+            max_distance_e5: None,
+            limit: MAX_CLOSEST,
+        }
+    }
+
+    /// How many rows the closest-to-bust list has now (its cursor stays within them).
+    fn closest_rows(&self) -> usize {
+        self.scanned_book()
+            .map_or(0, |book| liq::closest(&book, &self.closest_query()).len())
+    }
+
     /// What the tab on screen wants read, and how often.
     fn wanted(&self) -> Option<(Fetch, Duration)> {
         let e = &self.explore;
@@ -350,6 +385,9 @@ impl App {
                     return;
                 }
                 e.liquidations.scan.store(answer, at);
+                let rows = self.closest_rows();
+                let l = &mut self.explore.liquidations;
+                l.cursor = l.cursor.min(rows.saturating_sub(1));
             }
             Fetched::ProtocolHistory(interval, answer) => {
                 if !e.series.history.wants(&Fetch::ProtocolHistory { interval }) {
@@ -469,8 +507,11 @@ impl App {
                     .min(MAX_CASCADE_PERCENT);
             }
             (Tab::Liquidations, Action::Up | Action::Down) => {
+                // The list is the ticket's market's: `m` may have shortened it since.
+                let rows = self.closest_rows();
                 let l = &mut self.explore.liquidations;
-                l.cursor = step(l.cursor, *action == Action::Down, usize::MAX);
+                let from = l.cursor.min(rows.saturating_sub(1));
+                l.cursor = step(from, *action == Action::Down, rows);
             }
             (Tab::Protocol, Action::ChartInterval) => {
                 let s = &mut self.explore.series;

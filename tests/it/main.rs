@@ -3,6 +3,7 @@
 mod alerts;
 mod cli;
 mod decoders;
+mod explore_ui;
 mod explorer;
 mod hostile;
 mod key_setup_ui;
