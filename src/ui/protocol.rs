@@ -285,28 +285,39 @@ fn draw_series(
     } else {
         String::new()
     };
-    let label = match points.last() {
-        Some((_, v)) => format!(
-            "{}{per} {} · {} pts",
-            column_title(column),
-            value_text(column, *v),
-            points.len(),
-        ),
-        None => format!("{}{per} · no points yet", column_title(column)),
-    };
-    frame.render_widget(Paragraph::new(label).style(theme.text()), label_area);
-    if spark_area.height == 0 || points.is_empty() {
-        return;
-    }
+    // As many of the latest points as there are columns: the label says how many of how many.
     let shown = &points[points.len().saturating_sub(usize::from(spark_area.width))..];
-    // The range of the points shown spread over the chart's height in eighths of a row, the
-    // lowest point one eighth up so it is still drawn (a glance, not data: floats are fine).
-    let steps = u64::from(spark_area.height) * 8;
+    let count = if shown.len() < points.len() {
+        format!("last {} of {}", shown.len(), points.len())
+    } else {
+        format!("{} pts", points.len())
+    };
     let (lo, hi) = shown
         .iter()
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (_, v)| {
             (lo.min(*v), hi.max(*v))
         });
+    let mut label = match points.last() {
+        Some((_, v)) => format!(
+            "{}{per} {} · {count}",
+            column_title(column),
+            value_text(column, *v),
+        ),
+        None => format!("{}{per} · no points yet", column_title(column)),
+    };
+    // The chart spans its own lowest to highest point: say which, where there is room.
+    let range = format!(" · {}–{}", value_text(column, lo), value_text(column, hi));
+    if !shown.is_empty() && label.chars().count() + range.chars().count() <= usize::from(area.width)
+    {
+        label.push_str(&range);
+    }
+    frame.render_widget(Paragraph::new(label).style(theme.text()), label_area);
+    if spark_area.height == 0 || shown.is_empty() {
+        return;
+    }
+    // The range of the points shown spread over the chart's height in eighths of a row, the
+    // lowest point one eighth up so it is still drawn (a glance, not data: floats are fine).
+    let steps = u64::from(spark_area.height) * 8;
     let data: Vec<u64> = shown
         .iter()
         .map(|(_, v)| {
