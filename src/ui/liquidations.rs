@@ -41,7 +41,7 @@ const CLOSEST: [Column; 8] = [
     },
     Column {
         title: "LEV",
-        width: 4,
+        width: 5,
         keep: 8,
     },
     Column {
@@ -68,11 +68,12 @@ const CLOSEST: [Column; 8] = [
 
 /// The closest-to-bust table at its widest (every column and the spaces between); the ladder
 /// takes the rest, and never less than `LADDER_MIN`.
-const CLOSEST_FULL: u16 = 2 + 11 + 5 + 4 + 8 + 9 + 7 + 12 + 7;
+const CLOSEST_FULL: u16 = 2 + 11 + 5 + 5 + 8 + 9 + 7 + 12 + 7;
 const LADDER_MIN: u16 = 42;
 
-/// The ladder reaches at least this far either way when the cascade move is 0%.
-const MIN_SPAN_PERCENT: u32 = 1;
+/// The ladder reaches at least this far either way (hundredths of a percent: 0.25%, about the
+/// default bucket) when the cascade move is smaller: at 0% it shows the busts nearest the mark.
+const MIN_SPAN_E2: u32 = 25;
 
 /// Width of the cascade column and of a bucket's own figure beside its bar.
 const FIGURE: usize = 7;
@@ -150,8 +151,9 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     })
     .max(1);
     let each_side = (rows as u64 - 1) / 2;
-    let percent = l.cascade_percent.max(MIN_SPAN_PERCENT);
-    let span = u64::try_from(u128::from(mark) * u128::from(percent) / 100).unwrap_or(u64::MAX);
+    let percent_e2 = (l.cascade_percent * 100).max(MIN_SPAN_E2);
+    let span =
+        u64::try_from(u128::from(mark) * u128::from(percent_e2) / 10_000).unwrap_or(u64::MAX);
     let bucket = liq::covering_bucket(span, each_side.max(1));
     let map = liq::bust_map(
         &positions,

@@ -205,14 +205,21 @@ fn draw_markets(frame: &mut Frame, area: Rect, app: &App, t: &TradingState, them
     );
 }
 
-/// A history value for a person: dollars compact, counts whole.
-fn value_text(column: &str, v: f64) -> String {
+/// A history value for a person: dollars compact (or to the cent when `exact`), counts whole.
+fn value_text(column: &str, v: f64, exact: bool) -> String {
     if matches!(column, "trades" | "users") {
         return group_thousands(&format!("{:.0}", v.max(0.0)));
     }
+    let text = |m: u128| {
+        if exact {
+            usd_text(signed(m))
+        } else {
+            usd_compact(m)
+        }
+    };
     match scaled_of_display_f64(v, 18) {
-        Some((true, m)) if m > 0 => format!("-{}", usd_compact(m)),
-        Some((_, m)) => usd_compact(m),
+        Some((true, m)) if m > 0 => format!("-{}", text(m)),
+        Some((_, m)) => text(m),
         None => "—".into(),
     }
 }
@@ -287,10 +294,10 @@ fn draw_series(
     };
     // As many of the latest points as there are columns: the label says how many of how many.
     let shown = &points[points.len().saturating_sub(usize::from(spark_area.width))..];
-    let count = if shown.len() < points.len() {
-        format!("last {} of {}", shown.len(), points.len())
-    } else {
-        format!("{} pts", points.len())
+    let count = match (shown.len(), points.len()) {
+        (n, all) if n < all => format!("last {n} of {all}"),
+        (_, 1) => "1 pt".to_string(),
+        (_, all) => format!("{all} pts"),
     };
     let (lo, hi) = shown
         .iter()
@@ -301,14 +308,22 @@ fn draw_series(
         Some((_, v)) => format!(
             "{}{per} {} · {count}",
             column_title(column),
-            value_text(column, *v),
+            value_text(column, *v, false),
         ),
+        // A counter's first point has no interval before it to measure.
+        None if is_cumulative(column) => {
+            format!("{}{per} · no interval closed yet", column_title(column))
+        }
         None => format!("{}{per} · no points yet", column_title(column)),
     };
-    // The chart spans its own lowest to highest point: say which, where there is room.
-    let range = format!(" · {}–{}", value_text(column, lo), value_text(column, hi));
-    if !shown.is_empty() && label.chars().count() + range.chars().count() <= usize::from(area.width)
-    {
+    // The chart spans its own lowest to highest point: say which, where there is room, to the
+    // cent when the short figures would read the same (a small move drawn full height).
+    let mut ends = (value_text(column, lo, false), value_text(column, hi, false));
+    if ends.0 == ends.1 {
+        ends = (value_text(column, lo, true), value_text(column, hi, true));
+    }
+    let range = format!(" · {}–{}", ends.0, ends.1);
+    if shown.len() > 1 && label.chars().count() + range.chars().count() <= usize::from(area.width) {
         label.push_str(&range);
     }
     frame.render_widget(Paragraph::new(label).style(theme.text()), label_area);

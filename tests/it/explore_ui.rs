@@ -296,6 +296,13 @@ fn cascade_keys_change_the_cascade_and_the_ladder_with_it() {
         "{s}"
     );
     assert!(s.contains("$200.0 buckets"), "{s}");
+    // 0% (and no lower): the ladder still spans 0.25% either way, 2,075 raw over 6 rows: $50.
+    press(&mut app, KeyCode::Char('-'));
+    press(&mut app, KeyCode::Char('-'));
+    assert_eq!(app.explore.liquidations.cascade_percent, 0);
+    let s = screen(&app, 80, 24);
+    assert!(s.contains("$50.0 buckets"), "{s}");
+    assert!(s.contains("±0% busts $0 of longs"), "{s}");
 }
 
 #[test]
