@@ -63,6 +63,8 @@ pub struct Loaded<T> {
     /// Why the latest read failed, if it did.
     pub error: Option<String>,
     pub(super) asked: Option<(Fetch, SystemTime)>,
+    /// When the latest answer, good or failed, came (a failed one ends the read in flight too).
+    answered: Option<SystemTime>,
 }
 
 impl<T> Default for Loaded<T> {
@@ -72,6 +74,7 @@ impl<T> Default for Loaded<T> {
             at: None,
             error: None,
             asked: None,
+            answered: None,
         }
     }
 }
@@ -104,13 +107,13 @@ impl<T> Loaded<T> {
     /// A read is waiting for its answer and there is nothing to show yet, or only what an
     /// earlier request brought.
     pub fn loading(&self) -> bool {
-        self.asked.is_some()
-            && self
-                .at
-                .is_none_or(|at| self.asked.as_ref().is_some_and(|(_, t)| *t > at))
+        self.asked
+            .as_ref()
+            .is_some_and(|(_, t)| self.answered.is_none_or(|answered| *t > answered))
     }
 
     pub(super) fn store(&mut self, answer: Result<T, String>, at: SystemTime) {
+        self.answered = Some(at);
         match answer {
             Ok(v) => {
                 self.value = Some(v);

@@ -4,7 +4,9 @@
 
 use std::time::{Duration, SystemTime};
 
-use crate::analytics::liquidations::MAX_CASCADE_PERCENT;
+use crate::analytics::liquidations::{
+    self as liq, Book, ClosestQuery, MAX_CASCADE_PERCENT, MAX_CLOSEST,
+};
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
 use crate::protocol::stats::ProtocolHistory;
 
@@ -16,6 +18,32 @@ use super::state::App;
 use super::tab::Tab;
 
 impl App {
+    /// The scanned wallets' open positions valued at the marks, once a scan and the markets
+    /// are in (the Liquidations tab's every figure is computed from it).
+    pub fn scanned_book(&self) -> Option<Book> {
+        let l = &self.explore.liquidations;
+        let scan = l.scan.value.as_ref()?;
+        let state = self.trading.as_ref()?;
+        Some(liq::book(&scan.accounts(l.wallets), state, &self.marks))
+    }
+
+    /// The Liquidations tab's closest-to-bust list: the ticket's market, both sides, as many
+    /// as the seed allows.
+    pub fn closest_query(&self) -> ClosestQuery {
+        ClosestQuery {
+            instrument_id: self.ticket_market().map(|(m, _)| m.id),
+            is_long: None,
+            max_distance_e5: None,
+            limit: MAX_CLOSEST,
+        }
+    }
+
+    /// How many rows the closest-to-bust list has now (its cursor stays within them).
+    fn closest_rows(&self) -> usize {
+        self.scanned_book()
+            .map_or(0, |book| liq::closest(&book, &self.closest_query()).len())
+    }
+
     /// What the tab on screen wants read, and how often.
     fn wanted(&self) -> Option<(Fetch, Duration)> {
         let e = &self.explore;
@@ -123,6 +151,9 @@ impl App {
                     return;
                 }
                 e.liquidations.scan.store(answer, at);
+                let rows = self.closest_rows();
+                let l = &mut self.explore.liquidations;
+                l.cursor = l.cursor.min(rows.saturating_sub(1));
             }
             Fetched::ProtocolHistory(interval, answer) => {
                 if !e.series.history.wants(&Fetch::ProtocolHistory { interval }) {
@@ -261,8 +292,11 @@ impl App {
                     .min(MAX_CASCADE_PERCENT);
             }
             (Tab::Liquidations, Action::Up | Action::Down) => {
+                // The list is the ticket's market's: `m` may have shortened it since.
+                let rows = self.closest_rows();
                 let l = &mut self.explore.liquidations;
-                l.cursor = step(l.cursor, *action == Action::Down, usize::MAX);
+                let from = l.cursor.min(rows.saturating_sub(1));
+                l.cursor = step(from, *action == Action::Down, rows);
             }
             (Tab::Protocol, Action::ChartInterval) => {
                 let s = &mut self.explore.series;

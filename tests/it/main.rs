@@ -4,6 +4,7 @@ mod alerts;
 mod cli;
 mod decoders;
 mod explore_run;
+mod explore_ui;
 mod explorer;
 mod hostile;
 mod key_setup_ui;

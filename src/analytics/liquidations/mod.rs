@@ -18,7 +18,7 @@ pub mod wallet;
 pub use book::{AtRisk, Book, Danger, book};
 pub use buckets::{
     Bucket, BustMap, Cascade, Cluster, ClusterSummary, LiquidationMap, bust_map, cascade, clusters,
-    default_bucket, liquidation_map,
+    covering_bucket, default_bucket, liquidation_map,
 };
 pub use closest::{ClosestQuery, closest};
 pub use coverage::{Coverage, coverage};
