@@ -273,14 +273,24 @@ impl App {
                 l.page = 0;
                 l.cursor = 0;
             }
+            (Tab::Explorer, Action::Review) if self.explore.explorer.wallet.is_none() => {
+                let trader = self.recent_trades.get(self.explore.explorer.cursor);
+                match trader.map(|e| e.wallet) {
+                    Some(w) => self.open_wallet(w),
+                    None => self.toast("no trade highlighted", true),
+                }
+            }
             (Tab::Explorer, Action::Up | Action::Down) => {
-                let rows = self
-                    .explore
-                    .explorer
-                    .read
-                    .value
-                    .as_ref()
-                    .map_or(0, |r| r.account.open_positions.len());
+                // The wallet's positions, or before any wallet the exchange's latest trades.
+                let x = &self.explore.explorer;
+                let rows = match &x.wallet {
+                    None => self.recent_trades.len(),
+                    Some(_) => x
+                        .read
+                        .value
+                        .as_ref()
+                        .map_or(0, |r| r.account.open_positions.len()),
+                };
                 let x = &mut self.explore.explorer;
                 x.cursor = step(x.cursor, *action == Action::Down, rows);
             }

@@ -11,11 +11,13 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
 use crate::analytics::intents::{WalletView, lookup};
-use crate::analytics::liquidations::{WalletRisk, wallet_risk};
+use crate::analytics::liquidations::{Danger, WalletRisk, wallet_risk};
 use crate::analytics::wallet::{pending_staking_reward, unrealized};
 use crate::app::explore::{Found, WalletRead};
 use crate::app::{App, Command};
 use crate::protocol::stats::TradeEvent;
+
+use super::history::FeedTable;
 use crate::protocol::units::{price_display, signed, usd_signed_text, usd_text, wad_text};
 use crate::quote::percent_text;
 use crate::text::sanitize_line;
@@ -106,15 +108,24 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             Some(w) => format!("{w:#x} · {}", loaded::status(&x.read)),
             None => {
                 let key = app.keymap.key_of(Command::Margin);
-                format!(
-                    "{key} types a wallet address, an intent or position id, or a name (found on the leaderboard); Enter on a Leaders row opens a wallet here"
-                )
+                format!("{key} finds a wallet, an intent or position id, or a name; ⏎ opens a row")
             }
         }
     };
     frame.render_widget(Paragraph::new(input).wrap(Wrap { trim: true }), input_area);
     if let Some(found) = x.found {
         draw_found(frame, body, app, theme, found);
+        return;
+    }
+    if x.wallet.is_none() {
+        // Before any wallet: the exchange's latest trades, each a way in.
+        let rows: Vec<&TradeEvent> = app.recent_trades.iter().collect();
+        let how = FeedTable {
+            wallets: true,
+            selected: Some(x.cursor.min(rows.len().saturating_sub(1))),
+        };
+        let title = " The exchange's latest trades · Enter opens the trader's wallet ";
+        super::history::draw_trades(frame, body, title, &rows, how, app, theme);
         return;
     }
     let Some(read) = x
@@ -164,6 +175,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             trades_area,
             " In the exchange's recent-trades feed ",
             &trades,
+            FeedTable::default(),
             app,
             theme,
         );
@@ -233,7 +245,26 @@ fn draw_found(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, found: Fo
     .areas(area);
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: true }), text_area);
     if !rows.is_empty() {
-        super::history::draw_trades(frame, table_area, " Feed rows ", &rows, app, theme);
+        let how = FeedTable {
+            wallets: true,
+            selected: None,
+        };
+        super::history::draw_trades(frame, table_area, " Feed rows ", &rows, how, app, theme);
+    }
+}
+
+/// ` (1 critical, 2 high)`: how many positions are in each band held (`preview_wallet_risk`).
+fn danger_counts(risk: &WalletRisk) -> String {
+    let bands: Vec<String> = Danger::ALL
+        .iter()
+        .zip(risk.by_danger)
+        .filter(|(_, n)| *n > 0)
+        .map(|(d, n)| format!("{n} {}", d.label()))
+        .collect();
+    if bands.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", bands.join(", "))
     }
 }
 
@@ -270,8 +301,9 @@ fn sheet_lines(
             usd_text(signed(a.locked)),
         )),
         Line::from(format!(
-            "{} open · {} pending · close all now pays {} · equity {}",
+            "{} open{} · {} pending · closing all pays {} · equity {}",
             a.open_positions.len(),
+            danger_counts(risk),
             a.operations.len(),
             unrealized(a, state, marks).map_or("—".into(), usd_signed_text),
             usd_text(risk.equity),
@@ -329,7 +361,7 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, risk:
             usd_signed_text(p.close_net_pnl),
         ];
         let row = Row::new(kept(cells, &shown).into_iter().map(Cell::from));
-        if at.danger() <= crate::analytics::liquidations::Danger::High {
+        if at.danger() <= Danger::High {
             row.style(theme.warn())
         } else {
             row
@@ -356,9 +388,13 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
             Hint::command(app, Command::Margin, "look up"),
         ];
     }
-    let mut out = vec![Hint::command(app, Command::Margin, "wallet")];
-    if app.explore.explorer.wallet.is_some() {
-        out.insert(0, Hint::fixed("↑↓", "move"));
+    let x = &app.explore.explorer;
+    let mut out = Vec::new();
+    if x.wallet.is_some() {
+        out.push(Hint::fixed("↑↓", "move"));
+    } else if !app.recent_trades.is_empty() {
+        out.extend([Hint::fixed("↑↓", "move"), Hint::fixed("⏎", "open")]);
     }
+    out.push(Hint::command(app, Command::Margin, "wallet"));
     out
 }

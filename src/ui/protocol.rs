@@ -125,10 +125,15 @@ fn overview_lines(
             money(s.fees.lifetime),
         )),
         Line::from(format!(
-            "PAPER supply {} · staked {} ({}%) · {trading_text}",
+            "PAPER supply {} · staked {} ({}%) · mints {} per $1 lost · {trading_text}",
             group_thousands(&wad_text(signed(s.paper.supply), 0)),
             group_thousands(&wad_text(signed(s.paper.staked), 0)),
             percent_text(signed(s.paper.staked), s.paper.supply, 1),
+            // The mint curve's point now (`paper-mint`): what a losing close earns.
+            wad_text(
+                signed(crate::analytics::mint::estimate(s, crate::analytics::mint::ONE_USD).rate),
+                4
+            ),
         )),
     ]
 }

@@ -1708,13 +1708,8 @@ fn leaders_and_explorer_at_both_sizes() {
         now(),
     ));
     // The feed lists a trade of this wallet: the explorer shows it under its positions.
-    let feed: papertrade_tui::protocol::stats::RecentTrades = serde_json::from_str(
-        r#"{"ok":true,"count":2,"events":[
-          {"seq":"2","ts":1791862860000,"wallet":"0x00000000000000000000000000000000000000b1","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":50,"notionalUsd":2500,"intentId":"0x2222222222222222222222222222222222222222222222222222222222222222","positionId":"411300","kind":"liq","entry":null,"exit":84100.5,"pnlUsd":-50},
-          {"seq":"1","ts":1791862800000,"wallet":"0x00000000000000000000000000000000000000b3","instrument":"ETH","instrumentId":1,"instrumentTerminal":false,"side":"long","leverage":10,"notionalUsd":100,"intentId":null,"positionId":"411299","kind":"open","entry":2500.25,"exit":null,"pnlUsd":null}
-        ]}"#,
-    )
-    .unwrap();
+    let feed: papertrade_tui::protocol::stats::RecentTrades =
+        serde_json::from_str(FEED_TWO).unwrap();
     app.handle(Message::Market(MarketEvent::RecentTrades(
         Box::new(feed),
         now(),
@@ -1736,4 +1731,38 @@ fn leaders_and_explorer_at_both_sizes() {
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.explore.explorer.found, None);
     assert_eq!(app.explore.explorer.wallet, Some(wallet));
+}
+
+/// Two trades of the exchange's recent feed: a liquidation of 0x…b1 and an open of 0x…b3.
+const FEED_TWO: &str = r#"{"ok":true,"count":2,"events":[
+          {"seq":"2","ts":1791862860000,"wallet":"0x00000000000000000000000000000000000000b1","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":50,"notionalUsd":2500,"intentId":"0x2222222222222222222222222222222222222222222222222222222222222222","positionId":"411300","kind":"liq","entry":null,"exit":84100.5,"pnlUsd":-50},
+          {"seq":"1","ts":1791862800000,"wallet":"0x00000000000000000000000000000000000000b3","instrument":"ETH","instrumentId":1,"instrumentTerminal":false,"side":"long","leverage":10,"notionalUsd":100,"intentId":null,"positionId":"411299","kind":"open","entry":2500.25,"exit":null,"pnlUsd":null}
+        ]}"#;
+
+/// Before any wallet, the explorer lists the exchange's latest trades; Enter opens the
+/// highlighted trader's wallet.
+#[test]
+fn the_explorer_starts_from_the_exchanges_latest_trades() {
+    use papertrade_tui::app::explore::Fetch;
+    let mut app = fixture(Mode::Watch);
+    let feed: papertrade_tui::protocol::stats::RecentTrades =
+        serde_json::from_str(FEED_TWO).unwrap();
+    app.handle(Message::Market(MarketEvent::RecentTrades(
+        Box::new(feed),
+        now(),
+    )));
+    press(&mut app, KeyCode::Char('6'));
+    insta::assert_snapshot!("explorer_home_80x24", screen(&app, 80, 24));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    let effects = press(&mut app, KeyCode::Enter);
+    let b3: alloy_primitives::Address = "0x00000000000000000000000000000000000000b3"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        app.explore.explorer.wallet,
+        Some(b3),
+        "the second row's trader"
+    );
+    assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(b3))));
 }
