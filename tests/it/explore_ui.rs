@@ -5,6 +5,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::screen::screen;
 use papertrade_tui::analytics::liquidations::scanned::{Scan, Scanned};
 use papertrade_tui::app::explore::{Fetch, Fetched};
 use papertrade_tui::app::{App, Effect, KeyStatus, Message, Mode, Tab};
@@ -14,9 +15,6 @@ use papertrade_tui::protocol::account::{AccountState, Frame};
 use papertrade_tui::protocol::stats::ProtocolHistory;
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::ui::keymap::action;
-use papertrade_tui::ui::{draw, theme::Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 const ME: &str = "0xa9f28db0543b215eb2705740f10258c3d000cefd";
@@ -156,23 +154,6 @@ fn fixture() -> App {
     });
     app.clock = now();
     app
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal
-        .draw(|f| draw(f, app, &Theme::plain(), app.clock))
-        .unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| {
-            let line: String = (0..width)
-                .map(|x| buffer[(x, y)].symbol().to_string())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {

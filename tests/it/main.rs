@@ -13,6 +13,7 @@ mod liquidations;
 mod properties;
 mod pty;
 mod readme;
+mod screen;
 mod sim;
 mod simkit;
 mod support;

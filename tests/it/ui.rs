@@ -3,15 +3,13 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::screen::screen;
 use papertrade_tui::app::{App, KeyStatus, Message, Mode, Tab};
 use papertrade_tui::feed::account::StreamEvent;
 use papertrade_tui::feed::market::{MarketEvent, Source};
 use papertrade_tui::protocol::account::{ClosedPosition, Frame};
 use papertrade_tui::protocol::history::{ClosedTrade, LoadedHistory};
 use papertrade_tui::protocol::trading::TradingState;
-use papertrade_tui::ui::{draw, theme::Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[["0x3f531f402502754977d21725fa31bfaacbed3562","1794285240"]],"walletRevision":48399562,"queueRevision":"881","balance":"234249163328500998503","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"234249163328500998503","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",1,false,false,"251250","10000000000000000000",100,"253640",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
 
@@ -150,23 +148,6 @@ fn fixture(mode: Mode) -> App {
     app.clock = now();
     app.toast("intent 0x71a9f6c0… succeeded", false);
     app
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal
-        .draw(|f| draw(f, app, &Theme::plain(), app.clock))
-        .unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| {
-            let line: String = (0..width)
-                .map(|x| buffer[(x, y)].symbol().to_string())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]
