@@ -145,11 +145,14 @@ pub async fn run_loop(
         Duration::from_secs(300),
         market_tx.clone(),
     ));
+    // Whether the wallet has operations queued: the queue rank is polled only then.
+    let (queued_tx, queued_rx) = tokio::sync::watch::channel(false);
     let _account_reads = app.wallet.map(|w| {
         AbortOnDrop(crate::client::market::spawn_account_reads(
             http.clone(),
             w,
             Duration::from_secs(3),
+            queued_rx,
             market_tx.clone(),
         ))
     });
@@ -250,6 +253,11 @@ pub async fn run_loop(
                 }
             }
         }
+        let queued = app
+            .account
+            .as_ref()
+            .is_some_and(|a| !a.operations.is_empty());
+        queued_tx.send_if_modified(|was| std::mem::replace(was, queued) != queued);
         if draw_now || (app.dirty && last_frame.elapsed() >= frame_time) {
             screen.frame(&mut |f| draw(f, &app, &theme, SystemTime::now()))?;
             app.dirty = false;
