@@ -280,6 +280,9 @@ impl App {
                     None => self.toast("no trade highlighted", true),
                 }
             }
+            // Enter on the exploring tabs opens what they list, never an order review: what a
+            // person looks at here is another wallet, not the ticket.
+            (Tab::Explorer | Tab::Liquidations, Action::Review) => {}
             (Tab::Explorer, Action::Up | Action::Down) => {
                 // The wallet's positions, or before any wallet the exchange's latest trades.
                 let x = &self.explore.explorer;
@@ -633,5 +636,25 @@ mod tests {
         // Esc on the board clears the search.
         app.handle(Message::Action(Action::Escape));
         assert_eq!(app.explore.leaders.query, None);
+    }
+
+    /// Enter on a wallet in the explorer or on the liquidation map reviews no order (it would
+    /// on the trade tab): nothing the person is looking at there is the ticket.
+    #[test]
+    fn enter_on_the_exploring_tabs_reviews_no_order() {
+        let mut app = App::new(Mode::Demo, None);
+        app.alerts = None;
+        app.handle(Message::Tick(at(0)));
+        app.open_wallet(Address::with_last_byte(1));
+        for tab in [Tab::Explorer, Tab::Liquidations] {
+            app.handle(Message::Action(Action::Tab(tab)));
+            app.handle(Message::Action(Action::Review));
+            assert!(app.dialog.is_none());
+            assert!(app.toasts.is_empty(), "{tab:?}: {:?}", app.toasts.back());
+        }
+        // The trade tab still reviews (here: refused, no markets yet).
+        app.handle(Message::Action(Action::Tab(Tab::Trade)));
+        app.handle(Message::Action(Action::Review));
+        assert!(app.toasts.back().is_some_and(|t| t.error));
     }
 }
