@@ -161,5 +161,92 @@ fn fold(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, render, fold);
+/// One crowd wallet's snapshot: `positions` across leverages and both sides, each with the bust
+/// its leverage puts it at, in both markets.
+fn crowd_snapshot(wallet: u64, positions: u64) -> papertrade_tui::protocol::account::AccountState {
+    const LEVERAGES: [u64; 9] = [2, 5, 10, 25, 50, 100, 250, 500, 1000];
+    let rows: Vec<_> = (0..positions)
+        .map(|i| {
+            let leverage = LEVERAGES[((wallet + i) % 9) as usize];
+            let long = (wallet + i).is_multiple_of(2);
+            let (market, entry) = if i % 3 == 0 {
+                (1, 250_000u64)
+            } else {
+                (0, 830_000u64)
+            };
+            let room = entry / leverage;
+            let bust = if long { entry - room } else { entry + room };
+            json!([
+                (wallet * 1_000 + i).to_string(),
+                market,
+                long,
+                false,
+                entry.to_string(),
+                MARGIN.to_string(),
+                leverage,
+                bust.to_string(),
+                1_791_862_800_000u64,
+                null
+            ])
+        })
+        .collect();
+    let body = json!({
+        "address": format!("0x{wallet:040x}"), "indexedThroughBlock": 1, "indexedThroughTimestamp": 1, "sessionKeys": [],
+        "walletRevision": 1, "queueRevision": "1", "balance": "1000000000000000000000", "queued": "0",
+        "locked": (MARGIN * u128::from(positions)).to_string(),
+        "funds": {"reservedBalance": "0", "reservedQueued": "0", "availableBalance": "1000000000000000000000", "availableQueued": "0"},
+        "queueNodeCount": 0, "consumableDebt": "0",
+        "paper": {"balance": "0", "staked": "0", "pendingBase": "0", "rewardDebt": "0"},
+        "lifetime": {"depositedRaw": "0", "withdrawnRaw": "0", "realizedPnlRaw": "0", "feesPaidRaw": "0", "tradedNotionalRaw": "0", "paperRewardsClaimedRaw": "0"},
+        "openPositions": rows, "operations": [], "accountRevision": 1
+    });
+    match Frame::decode(&body.to_string()).unwrap() {
+        Frame::Snapshot(s) => *s,
+        Frame::Patch(_) => unreachable!(),
+    }
+}
+
+/// The Liquidations tab over the largest scan the seed allows (44 wallets, 23 positions each:
+/// 1,012 positions), every figure recomputed each frame from the scan.
+fn render_liquidations(c: &mut Criterion) {
+    use papertrade_tui::analytics::liquidations::MAX_WALLETS;
+    use papertrade_tui::analytics::liquidations::scanned::{Scan, Scanned};
+    use papertrade_tui::app::explore::Fetched;
+    let mut app = app_with(2);
+    let now = UNIX_EPOCH + Duration::from_secs(1_791_862_900);
+    app.explore.liquidations.wallets = MAX_WALLETS;
+    app.tab = Tab::Liquidations;
+    app.handle(Message::Tick(now));
+    let wallets = (1..=MAX_WALLETS as u64)
+        .map(|w| Scanned {
+            wallet: format!("0x{w:040x}").parse().unwrap(),
+            snapshot: Ok(crowd_snapshot(w, 23)),
+        })
+        .collect();
+    let scan = Scan {
+        wallets,
+        leaderboard_accounts: Some(300),
+        took: Duration::from_millis(900),
+    };
+    app.handle(Message::Fetched(Fetched::Scan(MAX_WALLETS, Ok(scan)), now));
+    assert!(
+        app.explore.liquidations.scan.value.is_some(),
+        "the scan was taken in"
+    );
+    let mut group = c.benchmark_group("render liquidations, 1,012 positions");
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut terminal = Terminal::new(TestBackend::new(w, h)).unwrap();
+        group.bench_function(format!("{w}x{h}"), |b| {
+            b.iter(|| {
+                terminal
+                    .draw(|f| draw(f, black_box(&app), &Theme::plain(), now))
+                    .unwrap()
+                    .area
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, render, render_liquidations, fold);
 criterion_main!(benches);

@@ -434,7 +434,7 @@ mod tests {
                 .to_string()
                 .contains("no such command")
         );
-        std::fs::write(&path, "[ui.keys]\nlong = \"o\"\nshort = \"p\"\n").unwrap();
+        std::fs::write(&path, "[ui.keys]\nlong = \"u\"\nshort = \"p\"\n").unwrap();
         assert_eq!(FileConfig::load_from(&path).unwrap().ui.keys.len(), 2);
         assert!(check_url("http://127.0.0.1:8787").is_ok());
     }

@@ -1,11 +1,13 @@
 //! `get_trade_history`: a wallet's closed and liquidated trades, newest first, paged.
 //!
 //! The exchange's paged trade history read is unknown (§10.1), so the history is what can be
-//! derived: the recent-trades feed's close and liquidation rows of the wallet (§3.7, the latest
-//! 50 across the protocol; the same feed's open row gives the entry) and the closed positions
-//! the account stream reported while it was followed (§3.2 `closedPositions`: exact net PnL and
-//! PAPER minted). Older trades are not available from this exchange; the result says how far
-//! back it reaches rather than pretending to be complete.
+//! derived: this client's own history file of the wallet (`history/<wallet>.jsonl`, written
+//! while a UI followed it: the stream's exact close with entry and exit), the recent-trades
+//! feed's close and liquidation rows of the wallet (§3.7, the latest 50 across the protocol; the
+//! same feed's open row gives the entry) and the closed positions the account stream reported
+//! while it was followed (§3.2 `closedPositions`: exact net PnL and PAPER minted). Older trades
+//! are not available from this exchange; the result says how far back it reaches rather than
+//! pretending to be complete.
 
 use std::collections::BTreeMap;
 
@@ -13,8 +15,10 @@ use alloy_primitives::{Address, U256};
 use serde_json::{Value, json};
 
 use crate::protocol::account::ClosedPosition;
+use crate::protocol::history::{LoadedHistory, TradeHistory};
 use crate::protocol::stats::{RecentTrades, Side, TradeKind};
 use crate::protocol::trading::TradingState;
+use crate::protocol::units::price_f64;
 
 use super::{raw, usd, usd_u};
 
@@ -22,7 +26,7 @@ use super::{raw, usd, usd_u};
 pub const PAGE_SIZE: usize = 75;
 
 /// What is not available, said once in every result.
-pub const HISTORY_NOTE: &str = "older trades are not available from this exchange (no paged trade-history read is published, protocol.md §10.1): this is the recent-trades feed (latest 50 across the protocol) and the closes the account stream reported while it was followed";
+pub const HISTORY_NOTE: &str = "older trades are not available from this exchange (no paged trade-history read is published, protocol.md §10.1): this is this client's history file of the wallet (closes a UI of this data dir saw), the recent-trades feed (latest 50 across the protocol) and the closes the account stream reported while it was followed";
 
 /// One closed trade as far as the sources tell it.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,16 +45,20 @@ pub struct ClosedTrade {
     pub exit: Option<f64>,
     pub feed_pnl_usd: Option<f64>,
     pub liquidated: bool,
-    /// ms: the feed's time, else when the stream reported it.
+    /// ms: the feed's time, else the history file's (the exchange's close time it recorded,
+    /// else when that client saw it), else when the stream reported it now.
     pub time: Option<u64>,
     pub from_stream: bool,
     pub from_feed: bool,
+    /// From this client's history file of the wallet.
+    pub from_file: bool,
 }
 
 impl ClosedTrade {
-    /// Which reads the row came from.
+    /// Which reads the row came from: `history_file`, `feed`, `stream`.
     pub fn sources(&self) -> Vec<&'static str> {
         [
+            self.from_file.then_some("history_file"),
             self.from_feed.then_some("feed"),
             self.from_stream.then_some("stream"),
         ]
@@ -92,14 +100,90 @@ impl Filter {
     }
 }
 
-/// Merge the sources by position id, newest first (then the higher id first).
+/// What the wallet's history file gave, said beside the trades.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FileSummary {
+    /// Closes in it (one per position).
+    pub records: usize,
+    /// Lines that were not records.
+    pub skipped: usize,
+    /// Only its newest part was read.
+    pub truncated: bool,
+    /// It could not be read (the other sources still answer).
+    pub error: Option<String>,
+}
+
+/// A row with nothing known beyond what every source says: id, market, side, liquidated.
+fn blank(position_id: U256, market: String, is_long: bool, liquidated: bool) -> ClosedTrade {
+    ClosedTrade {
+        position_id,
+        market,
+        is_long,
+        leverage: None,
+        margin: None,
+        net_pnl: None,
+        paper_minted: None,
+        notional_usd: None,
+        entry: None,
+        exit: None,
+        feed_pnl_usd: None,
+        liquidated,
+        time: None,
+        from_stream: false,
+        from_feed: false,
+        from_file: false,
+    }
+}
+
+/// The stream's exact figures of a close (from the stream now, or as the history file kept them).
+fn take_exact(row: &mut ClosedTrade, c: &ClosedPosition) {
+    row.leverage = Some(c.leverage);
+    row.margin = Some(c.margin);
+    row.net_pnl = Some(c.net_pnl);
+    row.paper_minted = Some(c.paper_minted);
+    row.liquidated = c.liquidated;
+}
+
+/// Merge the sources by position id, newest first (then the higher id first): the wallet's
+/// history file (`file`, its lines in file order), the feed, and what the stream reported now.
 pub fn closed_trades(
     wallet: Address,
+    file: &LoadedHistory,
     feed: &RecentTrades,
     streamed: &[(ClosedPosition, u64)],
     trading: &TradingState,
-) -> Vec<ClosedTrade> {
+) -> (Vec<ClosedTrade>, FileSummary) {
+    let market_name = |instrument_id: u32| {
+        trading
+            .market_by_id(instrument_id)
+            .map(|m| crate::text::sanitize_line(&m.symbol, 16))
+            .unwrap_or_else(|| format!("#{instrument_id}"))
+    };
     let mut by_id: BTreeMap<U256, ClosedTrade> = BTreeMap::new();
+    // The file's lines merged the way the History tab merges them: one record per position.
+    let mut kept = TradeHistory::new();
+    kept.extend(file.trades.iter().cloned());
+    for r in kept.newest_first() {
+        let market = r
+            .symbol
+            .as_deref()
+            .map(|s| crate::text::sanitize_line(s, 16))
+            .unwrap_or_else(|| market_name(r.closed.instrument_id));
+        let mut row = blank(r.id(), market, r.closed.is_long, r.closed.liquidated);
+        take_exact(&mut row, &r.closed);
+        let at = |raw: Option<u64>| raw.zip(r.price_scale).map(|(p, s)| price_f64(p, s));
+        row.entry = at(r.entry_raw);
+        row.exit = at(r.exit_raw);
+        row.time = Some(r.time_ms().0);
+        row.from_file = true;
+        by_id.insert(r.id(), row);
+    }
+    let summary = FileSummary {
+        records: kept.len(),
+        skipped: file.skipped,
+        truncated: file.truncated || kept.dropped() > 0,
+        error: file.error.clone(),
+    };
     let mut entries: BTreeMap<U256, f64> = BTreeMap::new();
     for e in feed.events.iter().filter(|e| e.wallet == wallet) {
         let Some(id) = e.position_id.map(U256::from) else {
@@ -112,67 +196,43 @@ pub fn closed_trades(
                 }
             }
             TradeKind::Close | TradeKind::Liq => {
-                by_id.insert(
-                    id,
-                    ClosedTrade {
-                        position_id: id,
-                        market: crate::text::sanitize_line(&e.instrument, 16),
-                        is_long: e.side == Side::Long,
-                        leverage: Some(e.leverage),
-                        margin: None,
-                        net_pnl: None,
-                        paper_minted: None,
-                        notional_usd: Some(e.notional_usd),
-                        entry: None,
-                        exit: e.exit,
-                        feed_pnl_usd: e.pnl_usd,
-                        liquidated: e.kind == TradeKind::Liq,
-                        time: Some(e.ts),
-                        from_stream: false,
-                        from_feed: true,
-                    },
-                );
+                let row = by_id.entry(id).or_insert_with(|| {
+                    let mut row = blank(
+                        id,
+                        crate::text::sanitize_line(&e.instrument, 16),
+                        e.side == Side::Long,
+                        e.kind == TradeKind::Liq,
+                    );
+                    row.leverage = Some(e.leverage);
+                    row
+                });
+                row.notional_usd = Some(e.notional_usd);
+                // The file's exit was read exactly from this same feed row when it had one.
+                row.exit = row.exit.or(e.exit);
+                row.feed_pnl_usd = e.pnl_usd;
+                row.time = Some(e.ts);
+                row.from_feed = true;
             }
         }
     }
     for (c, seen_ms) in streamed {
-        let market = trading
-            .market_by_id(c.instrument_id)
-            .map(|m| crate::text::sanitize_line(&m.symbol, 16))
-            .unwrap_or_else(|| format!("#{}", c.instrument_id));
-        let row = by_id.entry(c.id).or_insert_with(|| ClosedTrade {
-            position_id: c.id,
-            market,
-            is_long: c.is_long,
-            leverage: None,
-            margin: None,
-            net_pnl: None,
-            paper_minted: None,
-            notional_usd: None,
-            entry: None,
-            exit: None,
-            feed_pnl_usd: None,
-            liquidated: c.liquidated,
-            time: Some(*seen_ms),
-            from_stream: true,
-            from_feed: false,
+        let row = by_id.entry(c.id).or_insert_with(|| {
+            let mut row = blank(c.id, market_name(c.instrument_id), c.is_long, c.liquidated);
+            row.time = Some(*seen_ms);
+            row
         });
-        row.leverage = Some(c.leverage);
-        row.margin = Some(c.margin);
-        row.net_pnl = Some(c.net_pnl);
-        row.paper_minted = Some(c.paper_minted);
-        row.liquidated = c.liquidated;
+        take_exact(row, c);
         row.from_stream = true;
     }
     let mut out: Vec<ClosedTrade> = by_id
         .into_values()
         .map(|mut t| {
-            t.entry = entries.get(&t.position_id).copied();
+            t.entry = t.entry.or_else(|| entries.get(&t.position_id).copied());
             t
         })
         .collect();
     out.sort_by(|a, b| b.time.cmp(&a.time).then(b.position_id.cmp(&a.position_id)));
-    out
+    (out, summary)
 }
 
 /// One page of a wallet's history.
@@ -184,11 +244,12 @@ pub struct HistoryPage {
     pub limit: usize,
     pub total: usize,
     pub trades: Vec<ClosedTrade>,
+    pub file: FileSummary,
 }
 
 pub fn page(
     address: Address,
-    trades: Vec<ClosedTrade>,
+    (trades, file): (Vec<ClosedTrade>, FileSummary),
     filter: Filter,
     page: usize,
     limit: usize,
@@ -209,6 +270,7 @@ pub fn page(
             .skip(page.saturating_mul(limit))
             .take(limit)
             .collect(),
+        file,
     }
 }
 
@@ -247,6 +309,12 @@ impl HistoryPage {
                 "settlement_tx": Value::Null,
                 "sources": t.sources(),
             })).collect::<Vec<_>>(),
+            "history_file": {
+                "records": self.file.records,
+                "skipped_lines": self.file.skipped,
+                "truncated": self.file.truncated,
+                "error": self.file.error,
+            },
             "note": HISTORY_NOTE,
         })
     }
@@ -255,6 +323,7 @@ impl HistoryPage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::history::ClosedTrade as Record;
     use crate::protocol::stats::TradeEvent;
 
     fn trading() -> TradingState {
@@ -310,7 +379,9 @@ mod tests {
         };
         // The stream saw position 11 close (exact figures) and 13, which the feed lacks.
         let streamed = vec![(closed(11, -108, false), 310), (closed(13, 5, false), 400)];
-        let trades = closed_trades(me, &feed, &streamed, &trading());
+        let (trades, file) =
+            closed_trades(me, &LoadedHistory::default(), &feed, &streamed, &trading());
+        assert_eq!(file, FileSummary::default());
         let ids: Vec<u64> = trades.iter().map(|t| t.position_id.to::<u64>()).collect();
         assert_eq!(ids, vec![13, 11, 10]);
         let merged = &trades[1];
@@ -320,7 +391,7 @@ mod tests {
         assert_eq!(merged.sources(), vec!["feed", "stream"]);
         assert!(trades[2].liquidated);
         assert_eq!(trades[0].market, "BTC");
-        let losses = page(me, trades, Filter::Losses, 0, 75);
+        let losses = page(me, (trades, file), Filter::Losses, 0, 75);
         let kept: Vec<u64> = losses
             .trades
             .iter()
@@ -328,5 +399,89 @@ mod tests {
             .collect();
         assert_eq!(kept, vec![11, 10]);
         assert!(!losses.has_more());
+    }
+
+    fn record(c: ClosedPosition, entry: u64, exit: Option<u64>, closed_at: Option<u64>) -> Record {
+        Record {
+            closed: c,
+            symbol: Some("BTC\u{1b}[2J".into()),
+            price_scale: Some(10),
+            entry_raw: Some(entry),
+            opened_at_ms: Some(1),
+            exit_raw: exit,
+            closed_at_ms: closed_at,
+            seen_at_ms: 20,
+        }
+    }
+
+    #[test]
+    fn the_history_file_adds_what_the_feed_and_stream_no_longer_have_once_per_position() {
+        let me = Address::with_last_byte(1);
+        let feed = RecentTrades {
+            ok: true,
+            count: 1,
+            events: vec![event(TradeKind::Close, 11, 300, me)],
+        };
+        // Position 5 only the file has (two lines: the second fills its exit and close time);
+        // 11 the file and the feed; 13 the file and the stream now.
+        let old = record(closed(5, -3, true), 830_000, None, None);
+        let filled = Record {
+            exit_raw: Some(829_000),
+            closed_at_ms: Some(40),
+            ..old.clone()
+        };
+        let file = LoadedHistory {
+            trades: vec![
+                old,
+                record(closed(11, -108, false), 820_005, None, None),
+                filled,
+                record(closed(13, 5, false), 821_000, Some(822_000), Some(250)),
+            ],
+            skipped: 2,
+            truncated: false,
+            error: None,
+        };
+        let streamed = vec![(closed(13, 5, false), 400)];
+        let (trades, summary) = closed_trades(me, &file, &feed, &streamed, &trading());
+        assert_eq!(
+            summary,
+            FileSummary {
+                records: 3,
+                skipped: 2,
+                truncated: false,
+                error: None
+            }
+        );
+        let rows: Vec<(u64, Vec<&str>, Option<u64>)> = trades
+            .iter()
+            .map(|t| (t.position_id.to::<u64>(), t.sources(), t.time))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (11, vec!["history_file", "feed"], Some(300)),
+                (13, vec!["history_file", "stream"], Some(250)),
+                (5, vec!["history_file"], Some(40)),
+            ]
+        );
+        let only_file = &trades[2];
+        assert_eq!(
+            (only_file.net_pnl, only_file.margin, only_file.paper_minted),
+            (Some(-3), Some(10 * crate::protocol::units::WAD), Some(7))
+        );
+        assert!(only_file.liquidated);
+        assert_eq!(
+            (only_file.entry, only_file.exit),
+            (Some(83_000.0), Some(82_900.0))
+        );
+        assert_eq!(only_file.market, "BTC", "the file's symbol is sanitised");
+        // The feed's row keeps its notional and the file's exact entry wins over none.
+        assert_eq!(trades[0].notional_usd, Some(1000.0));
+        assert_eq!(trades[0].entry, Some(82_000.5));
+        assert_eq!(trades[0].exit, Some(82_100.0));
+        let v = page(me, (trades, summary), Filter::All, 0, 2).json();
+        assert_eq!(v["history_file"]["records"], 3);
+        assert_eq!(v["trades"][1]["sources"], json!(["history_file", "stream"]));
+        assert_eq!(v["next_cursor"], "1");
     }
 }

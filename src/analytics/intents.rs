@@ -11,7 +11,7 @@ use alloy_primitives::B256;
 use serde_json::{Value, json};
 
 use crate::protocol::account::{AccountState, IntentOutcome, Operation, Position};
-use crate::protocol::stats::{QueueRank, RecentTrades, TradeEvent};
+use crate::protocol::stats::{QueueRank, TradeEvent};
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::USDC_TO_WAD;
 
@@ -115,9 +115,8 @@ pub struct Lookup {
 }
 
 /// Find `id` in the feed and, with a wallet, in its stream and queue.
-pub fn lookup(id: B256, feed: &RecentTrades, wallet: Option<&WalletView<'_>>) -> Lookup {
+pub fn lookup(id: B256, feed: &[TradeEvent], wallet: Option<&WalletView<'_>>) -> Lookup {
     let rows: Vec<TradeEvent> = feed
-        .events
         .iter()
         .filter(|e| e.intent_id == Some(id))
         .cloned()

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 
 use crate::protocol::leaderboard::{LeaderRow, LeaderboardPage, SortDir, SortKey, Window};
 
+use crate::protocol::units::{usd_signed_text, usd_text, wad_text};
+
 use super::{clean_name, raw, usd};
 
 /// Rows per page, as the explorer serves them [S2].
@@ -121,6 +123,42 @@ pub fn leaderboard(request: Request, pages: &[(u64, LeaderboardPage)]) -> Leader
                 request,
             }
         }
+    }
+}
+
+/// A figure of the sort key for a person.
+pub fn figure_text(key: SortKey, value: Option<i128>) -> String {
+    match value {
+        None => "—".into(),
+        Some(v) if key.is_count() => v.to_string(),
+        Some(v) if key == SortKey::PaperTotal => wad_text(v, 2),
+        // PnL carries its sign; balances, notional and volume are amounts.
+        Some(v)
+            if matches!(
+                key,
+                SortKey::TotalWindowedPnl | SortKey::RealizedPnl | SortKey::CurrentUnrealizedPnl
+            ) =>
+        {
+            usd_signed_text(v)
+        }
+        Some(v) => usd_text(v),
+    }
+}
+
+impl Ranked {
+    /// The figures every table of the board shows, for a person: windowed PnL, volume, open
+    /// positions, and the sort key's own.
+    pub fn figures(&self, key: SortKey) -> [String; 4] {
+        let r = &self.row;
+        [
+            figure_text(SortKey::TotalWindowedPnl, r.total_windowed_pnl),
+            figure_text(SortKey::TotalVolume, r.total_volume),
+            figure_text(
+                SortKey::CurrentOpenPositionCount,
+                r.current_open_position_count,
+            ),
+            figure_text(key, r.figure(key)),
+        ]
     }
 }
 
@@ -264,19 +302,7 @@ mod tests {
     use crate::protocol::leaderboard::{LeaderboardSummary, PageInfo};
 
     fn row(last: u8, name: Option<&str>, pnl: i128) -> LeaderRow {
-        LeaderRow {
-            address: Address::with_last_byte(last),
-            leaderboard_name: name.map(str::to_string),
-            total_windowed_pnl: Some(pnl),
-            realized_pnl: None,
-            current_unrealized_pnl: None,
-            current_balance: None,
-            current_queued: None,
-            current_open_notional: None,
-            total_volume: None,
-            paper_total: None,
-            current_open_position_count: Some(1),
-        }
+        LeaderRow::for_test(Address::with_last_byte(last), name, pnl)
     }
 
     fn page(rows: Vec<LeaderRow>, total: u64) -> LeaderboardPage {

@@ -36,6 +36,30 @@ fn side_json(oi: u128, cap: Cap, mark: Option<u64>, m: &Instrument) -> Value {
 /// The history columns shown by default (§3.5 names them all; any is kept).
 pub const HISTORY_COLUMNS: [&str; 4] = ["tvl", "volume", "traderPnl", "trades"];
 
+/// Whether a history column counts up from genesis (§3.5: every column but the levels `tvl`,
+/// `users`, `paperSupply`, `paperStaked` and the signed `traderPnl`).
+pub fn is_cumulative(column: &str) -> bool {
+    !matches!(
+        column,
+        "tvl" | "users" | "paperSupply" | "paperStaked" | "traderPnl"
+    )
+}
+
+/// A history column as a chart shows it, each value labelled with its interval's start (ms): a
+/// level as served, a cumulative counter as what it added in each interval (from the second
+/// point on: the first has no close before it; the last is the open interval so far). Display
+/// floats, as the exchange serves them.
+pub fn chart_series(history: &ProtocolHistory, column: &str) -> Vec<(u64, f64)> {
+    let points = history.series(column);
+    if !is_cumulative(column) {
+        return points;
+    }
+    points
+        .windows(2)
+        .map(|w| (w[1].0, w[1].1 - w[0].1))
+        .collect()
+}
+
 /// Everything the overview needs, as read.
 pub struct Inputs<'a> {
     pub summary: &'a Summary,
@@ -126,4 +150,33 @@ pub fn overview_json(i: &Inputs<'_>) -> Value {
         "history": history,
         "source": {"block": s.source.block, "at": s.source.at, "indexed_through_block": t.indexed_through_block},
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cumulative_columns_chart_per_interval_and_levels_as_served() {
+        let history = ProtocolHistory {
+            start_ms: 1_000,
+            interval_ms: 10,
+            columns: [
+                ("tvl".to_string(), vec![5.0, 7.0, 6.0]),
+                ("volume".to_string(), vec![100.0, 150.0, 175.0]),
+            ]
+            .into_iter()
+            .collect(),
+            totals: BTreeMap::new(),
+        };
+        assert_eq!(
+            chart_series(&history, "tvl"),
+            vec![(1_000, 5.0), (1_010, 7.0), (1_020, 6.0)]
+        );
+        assert_eq!(
+            chart_series(&history, "volume"),
+            vec![(1_010, 50.0), (1_020, 25.0)]
+        );
+        assert!(chart_series(&history, "trades").is_empty());
+    }
 }

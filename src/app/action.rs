@@ -37,6 +37,15 @@ pub enum Action {
     ChartInterval,
     /// Open the session-key panel (generate, register, renew, clear).
     KeySetup,
+    /// Start typing the pane's search (Leaders) or wallet (Explorer).
+    Search,
+    /// Leaderboard: next window, next sort key, the other direction, a page on.
+    Window,
+    SortKey,
+    SortDir,
+    Page(i64),
+    /// Liquidations: the cascade's move, whole percent.
+    Cascade(i32),
 }
 
 /// Everything that reaches the app: keys (as actions), network events (stamped when they
@@ -54,6 +63,8 @@ pub enum Message {
     Tick(SystemTime),
     /// What a session-key job came to.
     KeyDone(super::key_setup::KeyOutcome),
+    /// What an exploring pane's read came back with, and when.
+    Fetched(super::explore::Fetched, SystemTime),
 }
 
 /// What the runtime must do after a message (the app itself does no I/O). Not `Clone`: a key
@@ -81,6 +92,8 @@ pub enum Effect {
     Key(super::key_setup::KeyJob),
     /// Append a closed trade (new, or with what was learnt since) to the wallet's history file.
     RecordHistory(crate::protocol::history::ClosedTrade),
+    /// Read what the pane on screen shows (answered with `Message::Fetched`).
+    Fetch(super::explore::Fetch),
 }
 
 /// A command that lives on one remappable key. Its serde name is its name in the config file's
@@ -104,12 +117,17 @@ pub enum Command {
     Help,
     Messages,
     SessionKey,
+    Window,
+    Sort,
+    Reverse,
+    CascadeUp,
+    CascadeDown,
     Quit,
 }
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub(crate) const ALL: [Command; 15] = [
+    pub(crate) const ALL: [Command; 20] = [
         Command::Long,
         Command::Short,
         Command::Margin,
@@ -124,6 +142,11 @@ impl Command {
         Command::Help,
         Command::Messages,
         Command::SessionKey,
+        Command::Window,
+        Command::Sort,
+        Command::Reverse,
+        Command::CascadeUp,
+        Command::CascadeDown,
         Command::Quit,
     ];
 
@@ -155,6 +178,11 @@ impl Command {
             Command::Help => '?',
             Command::Messages => 'e',
             Command::SessionKey => 'g',
+            Command::Window => 'w',
+            Command::Sort => 'o',
+            Command::Reverse => 'r',
+            Command::CascadeUp => '+',
+            Command::CascadeDown => '-',
             Command::Quit => 'q',
         }
     }
@@ -163,7 +191,7 @@ impl Command {
         match self {
             Command::Long => "side: long",
             Command::Short => "side: short",
-            Command::Margin => "edit the margin (Esc leaves the field)",
+            Command::Margin => "edit the margin (Esc leaves); Leaders, Explorer: search",
             Command::Market => "next market",
             Command::LeverageDown => "leverage −1",
             Command::LeverageUp => "leverage +1",
@@ -175,6 +203,11 @@ impl Command {
             Command::Help => "this help",
             Command::Messages => "the message log: every outcome, refusal and note, with its time",
             Command::SessionKey => "session key: generate, register with the owner, renew, clear",
+            Command::Window => "leaderboard window: 24h 7d 30d all",
+            Command::Sort => "leaderboard sort key (next of nine)",
+            Command::Reverse => "leaderboard sort direction",
+            Command::CascadeUp => "liquidations: cascade move +1%",
+            Command::CascadeDown => "liquidations: cascade move −1%",
             Command::Quit => "quit",
         }
     }
@@ -195,13 +228,20 @@ impl Command {
             Command::Help => Action::ToggleHelp,
             Command::Messages => Action::ToggleLog,
             Command::SessionKey => Action::KeySetup,
+            Command::Window => Action::Window,
+            Command::Sort => Action::SortKey,
+            Command::Reverse => Action::SortDir,
+            Command::CascadeUp => Action::Cascade(1),
+            Command::CascadeDown => Action::Cascade(-1),
             Command::Quit => Action::Quit,
         }
     }
 }
 
 /// Characters the UI keeps for itself (tabs, dialogs, table movement); no command may take one.
-pub const RESERVED_KEYS: [char; 10] = ['1', '2', '3', '4', 'y', 'n', 'h', 'j', 'k', 'l'];
+pub const RESERVED_KEYS: [char; 13] = [
+    '1', '2', '3', '4', '5', '6', '7', 'y', 'n', 'h', 'j', 'k', 'l',
+];
 
 /// Which character runs which command: the defaults, with the config file's `[ui.keys]` applied.
 /// Only these characters run commands; there is no fallback binding behind them.
@@ -319,6 +359,11 @@ mod tests {
                 "help",
                 "messages",
                 "session_key",
+                "window",
+                "sort",
+                "reverse",
+                "cascade_up",
+                "cascade_down",
                 "quit"
             ]
         );

@@ -3,6 +3,8 @@
 
 pub(crate) mod action;
 pub mod alerts;
+pub mod explore;
+pub(crate) mod explore_flow;
 pub(crate) mod freshness;
 pub(crate) mod gate;
 pub(crate) mod history;

@@ -135,6 +135,8 @@ pub struct App {
     pub queue_ranks: BTreeMap<B256, u64>,
     /// The wallet's trades in the protocol's recent feed, newest first.
     pub(crate) my_trades: Vec<crate::protocol::stats::TradeEvent>,
+    /// The protocol's recent-trades feed as last polled (every wallet's), newest first.
+    pub recent_trades: Vec<crate::protocol::stats::TradeEvent>,
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
@@ -188,6 +190,8 @@ pub struct App {
     pub owner_keystore_path: String,
     /// Sends that did not reach the queue as far as this client knows, and when they came back.
     pub unanswered: VecDeque<(super::report::Unanswered, SystemTime)>,
+    /// The panes over the whole exchange (Leaders, Explorer, Liquidations, Protocol series).
+    pub explore: super::explore::Explore,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -211,6 +215,7 @@ impl App {
             day_open: BTreeMap::new(),
             queue_ranks: BTreeMap::new(),
             my_trades: Vec::new(),
+            recent_trades: Vec::new(),
             chart_interval: "15m",
             candles: None,
             history: TradeHistory::new(),
@@ -244,6 +249,7 @@ impl App {
             key_setup: Default::default(),
             owner_keystore_path: String::new(),
             unanswered: VecDeque::new(),
+            explore: Default::default(),
         }
     }
 
@@ -257,6 +263,9 @@ impl App {
             .unwrap_or(1000);
         if self.key_panel.is_some() && action != Action::Quit {
             return self.key_panel_action(action);
+        }
+        if self.dialog.is_none() && !self.help && !self.show_log && self.explore_action(&action) {
+            return Vec::new();
         }
         match action {
             Action::Quit => return vec![Effect::Quit],
@@ -307,6 +316,13 @@ impl App {
                     self.ticket.editing_margin = false;
                 }
             }
+            // The exploring panes' keys elsewhere (`explore_action` took them on their panes).
+            Action::Search
+            | Action::Window
+            | Action::SortKey
+            | Action::SortDir
+            | Action::Page(_)
+            | Action::Cascade(_) => {}
             Action::Up | Action::Down if self.dialog.is_some() => {
                 let rows = match &self.dialog {
                     Some(Dialog::Close { ids }) => ids.len(),
@@ -535,6 +551,9 @@ impl App {
                     .collect();
                 changed |= mine != self.my_trades;
                 self.my_trades = mine;
+                // Shown on the exploring tabs only while they are on screen.
+                changed |= self.tab.explores() && trades.events != self.recent_trades;
+                self.recent_trades = trades.events;
                 let unsaved = self.history_unsaved.len();
                 self.history_from_feed();
                 changed |= self.history_unsaved.len() != unsaved;
@@ -731,6 +750,11 @@ impl App {
                 self.dirty = true;
                 self.on_key_outcome(outcome)
             }
+            Message::Fetched(fetched, at) => {
+                self.clock = self.clock.max(at);
+                self.on_fetched(fetched, at);
+                Vec::new()
+            }
             Message::HistoryLoaded(loaded) => {
                 self.load_history(loaded);
                 Vec::new()
@@ -757,6 +781,7 @@ impl App {
             self.dirty = true;
         }
         effects.extend(self.candle_request());
+        effects.extend(self.explore_fetch());
         effects.extend(self.check_alerts());
         effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
         effects

@@ -6,19 +6,67 @@ pub enum Tab {
     Positions,
     History,
     Protocol,
+    /// The exchange's leaderboard (any window, sort and search).
+    Leaders,
+    /// Any wallet, read-only: balance sheet, positions to bust, pending intents.
+    Explorer,
+    /// The bust map and the positions closest to bust over a scan of the largest wallets.
+    Liquidations,
 }
 
 impl Tab {
+    /// Every tab in the tab bar's order; the digit keys 1… pick them by place.
+    pub const ALL: [Tab; 7] = [
+        Tab::Trade,
+        Tab::Positions,
+        Tab::History,
+        Tab::Protocol,
+        Tab::Leaders,
+        Tab::Explorer,
+        Tab::Liquidations,
+    ];
+
+    fn place(self) -> usize {
+        Self::ALL.iter().position(|t| *t == self).unwrap_or(0)
+    }
+
     pub(crate) fn previous(self) -> Self {
-        self.next().next().next()
+        Self::ALL[(self.place() + Self::ALL.len() - 1) % Self::ALL.len()]
     }
 
     pub(crate) fn next(self) -> Self {
-        match self {
-            Tab::Trade => Tab::Positions,
-            Tab::Positions => Tab::History,
-            Tab::History => Tab::Protocol,
-            Tab::Protocol => Tab::Trade,
+        Self::ALL[(self.place() + 1) % Self::ALL.len()]
+    }
+
+    /// The tab a digit key picks (`'1'` is the first).
+    /// Whether the tab shows other wallets' data (the recent-trades feed among it).
+    pub(crate) fn explores(self) -> bool {
+        matches!(
+            self,
+            Tab::Protocol | Tab::Leaders | Tab::Explorer | Tab::Liquidations
+        )
+    }
+
+    pub(crate) fn of_digit(c: char) -> Option<Self> {
+        let n = c.to_digit(10)? as usize;
+        Self::ALL.get(n.checked_sub(1)?).copied()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tabs_cycle_both_ways_and_digits_pick_by_place() {
+        for t in Tab::ALL {
+            assert_eq!(t.next().previous(), t);
         }
+        assert_eq!(Tab::Liquidations.next(), Tab::Trade);
+        assert_eq!(Tab::Trade.previous(), Tab::Liquidations);
+        assert_eq!(Tab::of_digit('5'), Some(Tab::Leaders));
+        assert_eq!(Tab::of_digit('7'), Some(Tab::Liquidations));
+        assert_eq!(Tab::of_digit('0'), None);
+        assert_eq!(Tab::of_digit('8'), None);
     }
 }

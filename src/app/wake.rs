@@ -71,6 +71,7 @@ impl App {
         [
             self.next_screen_change(self.clock),
             self.candles_due(),
+            self.explore_due(),
             cooldown,
         ]
         .into_iter()

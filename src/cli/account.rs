@@ -17,6 +17,7 @@ use crate::quote::{Position, percent_json, percent_text};
 
 use crate::report::account::{self as report, side, symbol};
 
+use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
 use super::session::{LiveAccount, owner};
 use super::{Context, PositionsArgs};
@@ -42,7 +43,7 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         return Ok(());
     }
     if !ctx.json {
-        println!("\nfollowing {wallet:#x}; Ctrl-C stops");
+        say!("\nfollowing {wallet:#x}; Ctrl-C stops");
     }
     // Alerts need marks as they move: the UI's poller, at the config's rate.
     let mut alerts = ctx.alerts.rules().map(Alerts::new);
@@ -119,7 +120,7 @@ fn alert_line(ctx: &Context, alert: &Alert, delivery: Option<Delivery>) {
         }));
         return;
     }
-    println!("ALERT {}", alert.text());
+    say!("ALERT {}", alert.text());
     if let Some(delivery) = delivery {
         crate::ui::notify::send(&alert.notice(delivery));
     }
@@ -139,8 +140,8 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
     } else {
         ""
     };
-    println!("{:#x}{badge}", s.address);
-    println!(
+    say!("{:#x}{badge}", s.address);
+    say!(
         "balance {} · available {} · queued {} · in positions {}",
         usd(signed(s.balance)),
         usd(signed(s.funds.available_balance)),
@@ -149,7 +150,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
     );
     let fee = data.state.win_fee_rate();
     if s.open_positions.is_empty() {
-        println!("\nno open positions");
+        say!("\nno open positions");
     } else {
         let mut t = Table::new(&[
             ("ID", Align::Right),
@@ -211,7 +212,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                 pays,
             ]);
         }
-        println!("\n{}", t.render());
+        say!("\n{}", t.render());
     }
     if !s.operations.is_empty() {
         let mut t = Table::new(&[
@@ -252,9 +253,9 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                 },
             ]);
         }
-        println!("\npending\n{}", t.render());
+        say!("\npending\n{}", t.render());
     }
-    println!("\n{}", data.parameters_line());
+    say!("\n{}", data.parameters_line());
 }
 
 fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {
@@ -293,13 +294,13 @@ fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {
         return;
     }
     match event {
-        StreamEvent::Synced(s) => println!(
+        StreamEvent::Synced(s) => say!(
             "synced: {} positions, {} pending (revision {})",
             s.open_positions.len(),
             s.operations.len(),
             s.account_revision
         ),
-        StreamEvent::Disconnected { reason, retry_in } => println!(
+        StreamEvent::Disconnected { reason, retry_in } => say!(
             "stream lost ({}); reconnecting in {:.1}s",
             crate::text::sanitize_line(reason, 120),
             retry_in.as_secs_f32()
@@ -310,7 +311,7 @@ fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {
             outcomes,
         } => {
             for c in closed {
-                println!(
+                say!(
                     "{} #{} {} {}: {} (PAPER +{})",
                     if c.liquidated { "LIQUIDATED" } else { "closed" },
                     c.id,
@@ -321,10 +322,10 @@ fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {
                 );
             }
             for o in outcomes {
-                println!("intent {:#x} {}", o.intent_id, o.outcome.label());
+                say!("intent {:#x} {}", o.intent_id, o.outcome.label());
             }
             if closed.is_empty() && outcomes.is_empty() {
-                println!(
+                say!(
                     "update: balance {} · {} positions · {} pending",
                     usd(signed(s.balance)),
                     s.open_positions.len(),

@@ -13,6 +13,7 @@ use crate::protocol::leaderboard::SortKey;
 use crate::protocol::units::{signed, wad_text};
 
 use super::Context;
+use super::output::say;
 use super::output::{Align, CliError, Table, print_json, usd, usd_signed};
 
 use crate::report::explorer::{self as report, SORT_KEYS, WINDOWS};
@@ -120,7 +121,7 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
         return Ok(());
     }
     let r = &board.request;
-    println!(
+    say!(
         "leaderboard · window {} · sorted by {} {} · page {} of {} · {} wallets",
         r.window.name(),
         r.sort_key.name(),
@@ -130,7 +131,7 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
         board.total_accounts
     );
     if let Some(q) = &r.query {
-        println!(
+        say!(
             "search {:?}: {} match(es) in the {} wallets read{}",
             crate::text::sanitize_line(q, 60),
             board.matched.unwrap_or(0),
@@ -142,27 +143,8 @@ pub async fn leaderboard(ctx: &Context, a: LeaderboardArgs) -> Result<(), CliErr
             }
         );
     }
-    println!("{}", ranked_table(&board.accounts, r.sort_key));
+    say!("{}", ranked_table(&board.accounts, r.sort_key));
     Ok(())
-}
-
-/// A figure of the sort key for a person.
-fn figure_text(key: SortKey, value: Option<i128>) -> String {
-    match value {
-        None => "—".into(),
-        Some(v) if key.is_count() => v.to_string(),
-        Some(v) if key == SortKey::PaperTotal => wad_text(v, 2),
-        // PnL carries its sign; balances, notional and volume are amounts.
-        Some(v)
-            if matches!(
-                key,
-                SortKey::TotalWindowedPnl | SortKey::RealizedPnl | SortKey::CurrentUnrealizedPnl
-            ) =>
-        {
-            usd_signed(v)
-        }
-        Some(v) => usd(v),
-    }
 }
 
 fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
@@ -176,18 +158,13 @@ fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
         (key.name(), Align::Right),
     ]);
     for r in rows {
-        t.row(vec![
+        let mut cells = vec![
             r.rank.to_string(),
             format!("{:#x}", r.address),
             r.name.clone().unwrap_or_else(|| "—".into()),
-            figure_text(SortKey::TotalWindowedPnl, r.row.total_windowed_pnl),
-            figure_text(SortKey::TotalVolume, r.row.total_volume),
-            figure_text(
-                SortKey::CurrentOpenPositionCount,
-                r.row.current_open_position_count,
-            ),
-            figure_text(key, r.row.figure(key)),
-        ]);
+        ];
+        cells.extend(r.figures(key));
+        t.row(cells);
     }
     if rows.is_empty() {
         return "no wallets on this page".into();
@@ -202,8 +179,8 @@ pub async fn top_traders(ctx: &Context, a: TopTradersArgs) -> Result<(), CliErro
         print_json(&top.json());
         return Ok(());
     }
-    println!("top traders by windowed PnL · window {}", w.name());
-    println!("{}", ranked_table(&top.traders, SortKey::TotalWindowedPnl));
+    say!("top traders by windowed PnL · window {}", w.name());
+    say!("{}", ranked_table(&top.traders, SortKey::TotalWindowedPnl));
     Ok(())
 }
 
@@ -221,7 +198,7 @@ pub async fn wallet(ctx: &Context, a: WalletArgs) -> Result<(), CliError> {
 fn print_sheet(s: &BalanceSheet) {
     let a = &s.account;
     let l = &a.lifetime;
-    println!(
+    say!(
         "{:#x}{}",
         a.address,
         s.name
@@ -229,26 +206,26 @@ fn print_sheet(s: &BalanceSheet) {
             .map(|n| format!(" · {n}"))
             .unwrap_or_default()
     );
-    println!(
+    say!(
         "balance {} · available {} · queued {} · locked {}",
         usd(signed(a.balance)),
         usd(signed(a.funds.available_balance)),
         usd(signed(a.queued)),
         usd(signed(a.locked))
     );
-    println!(
+    say!(
         "{} open position(s) · {} pending intent(s) · unrealised (close at the mark) {}",
         a.open_positions.len(),
         a.operations.len(),
         s.unrealized.map_or("—".into(), usd_signed)
     );
-    println!(
+    say!(
         "PAPER held {} · staked {} · pending staking reward {}",
         wad_text(signed(a.paper.balance), 2),
         wad_text(signed(a.paper.staked), 2),
         usd(signed(s.pending_reward))
     );
-    println!(
+    say!(
         "lifetime: deposited {} · withdrawn {} · realised PnL {} · fees {} · traded {}",
         usd(signed(l.deposited)),
         usd(signed(l.withdrawn)),
@@ -257,7 +234,7 @@ fn print_sheet(s: &BalanceSheet) {
         usd(signed(l.traded_notional))
     );
     let active = a.session_keys.iter().filter(|k| k.expiry > s.now_s).count();
-    println!(
+    say!(
         "session keys: {} registered, {active} active",
         a.session_keys.len()
     );
@@ -277,7 +254,7 @@ fn print_sheet(s: &BalanceSheet) {
             r.pnl.map_or("—".into(), usd_signed),
         ]);
     }
-    println!("\n{}", t.render());
+    say!("\n{}", t.render());
 }
 
 pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
@@ -287,10 +264,10 @@ pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
         print_json(&value);
         return Ok(());
     }
-    println!("{:#x}: {} pending intent(s)", address, value["count"]);
+    say!("{:#x}: {} pending intent(s)", address, value["count"]);
     print_pending(&value["pending"]);
     for o in &outcomes {
-        println!("intent {:#x} {}", o.intent_id, o.outcome.label());
+        say!("intent {:#x} {}", o.intent_id, o.outcome.label());
     }
     Ok(())
 }
@@ -327,7 +304,7 @@ fn print_pending(pending: &Value) {
             },
         ]);
     }
-    println!("{}", t.render());
+    say!("{}", t.render());
 }
 
 pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
@@ -347,25 +324,25 @@ pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
 }
 
 fn print_lookup(v: &Value) {
-    println!(
+    say!(
         "intent {}: {}",
         v["intent_id"].as_str().unwrap_or(""),
         v["state"].as_str().unwrap_or("")
     );
     if let Some(rank) = v["pending"]["queue_rank"].as_u64() {
-        println!("queued in the relayer at place {rank}");
+        say!("queued in the relayer at place {rank}");
     }
     if let Some(p) = v["position_id"].as_str() {
-        println!("opened position {p}");
+        say!("opened position {p}");
     }
     let feed = v["feed"].as_array().cloned().unwrap_or_default();
     if !feed.is_empty() {
-        println!("in the recent-trades feed: {} row(s)", feed.len());
+        say!("in the recent-trades feed: {} row(s)", feed.len());
     }
     if !v["wallet_checked"].as_bool().unwrap_or(false) {
-        println!("(pass --wallet 0x… to check its queue and account stream)");
+        say!("(pass --wallet 0x… to check its queue and account stream)");
     }
-    println!(
+    say!(
         "settlement: {}",
         v["settlement_note"].as_str().unwrap_or("")
     );
@@ -375,6 +352,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
     let address = report::wallet("<ADDR>", &a.address)?;
     let page = report::history(
         &ctx.http,
+        &ctx.data_dir,
         address,
         &a.filter,
         a.page,
@@ -387,7 +365,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
         print_json(&page.json());
         return Ok(());
     }
-    println!(
+    say!(
         "{:#x}: {} closed trade(s) ({}), page {}",
         address,
         page.total,
@@ -404,6 +382,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
             ("NET PNL", Align::Right),
             ("PAPER", Align::Right),
             ("", Align::Left),
+            ("FROM", Align::Left),
         ]);
         for tr in &page.trades {
             t.row(vec![
@@ -419,11 +398,33 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
                 tr.paper_minted
                     .map_or("—".into(), |p| wad_text(signed(p), 4)),
                 if tr.liquidated { "LIQUIDATED" } else { "" }.into(),
+                tr.sources().join("+"),
             ]);
         }
-        println!("{}", t.render());
+        say!("{}", t.render());
     }
-    println!("note: {}", history::HISTORY_NOTE);
+    let f = &page.file;
+    if f.records > 0 || f.skipped > 0 || f.error.is_some() {
+        say!(
+            "history file: {} close(s){}{}{}",
+            f.records,
+            if f.skipped > 0 {
+                format!(", {} unreadable line(s) skipped", f.skipped)
+            } else {
+                String::new()
+            },
+            if f.truncated {
+                ", only its newest part read"
+            } else {
+                ""
+            },
+            f.error
+                .as_deref()
+                .map(|e| format!(", not read: {e}"))
+                .unwrap_or_default()
+        );
+    }
+    say!("note: {}", history::HISTORY_NOTE);
     Ok(())
 }
 
@@ -433,29 +434,29 @@ pub async fn search(ctx: &Context, a: SearchArgs) -> Result<(), CliError> {
         print_json(&value);
         return Ok(());
     }
-    println!(
+    say!(
         "{} → {} (next: {})",
         crate::text::sanitize_line(&a.query, 80),
         query.kind(),
         query.next().1
     );
     match &query {
-        Query::Wallet(_) => println!(
+        Query::Wallet(_) => say!(
             "balance {} · {} open position(s) · {} pending",
             value["result"]["balance_usd"],
             value["result"]["open_positions"],
             value["result"]["pending_operations"]
         ),
         Query::Hash(_) => print_lookup(&value["result"]),
-        Query::Position(_) => println!(
+        Query::Position(_) => say!(
             "{} feed row(s) for this position",
             value["result"]["feed"].as_array().map_or(0, Vec::len)
         ),
         Query::Name(_) => {
             let matched = value["result"]["matched"].as_u64().unwrap_or(0);
-            println!("{matched} wallet(s) match");
+            say!("{matched} wallet(s) match");
             for r in value["result"]["accounts"].as_array().into_iter().flatten() {
-                println!(
+                say!(
                     "  #{} {} {}",
                     r["rank"],
                     r["address"].as_str().unwrap_or(""),

@@ -14,6 +14,7 @@ use crate::keys::{
     create_owner_keystore, prompt_new_passphrase,
 };
 
+use super::output::say;
 use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
     LiveAccount, confirm, effective_expiry, key_error, owner, owner_sign, passphrase,
@@ -63,9 +64,9 @@ pub async fn run(ctx: &Context, command: KeyCommand) -> Result<(), CliError> {
             if ctx.json {
                 print_json(&json!({"owner": format!("{owner:#x}"), "removedFrom": labels}));
             } else if labels.is_empty() {
-                println!("no session key for {owner:#x} was stored");
+                say!("no session key for {owner:#x} was stored");
             } else {
-                println!(
+                say!(
                     "session key of {owner:#x} removed from: {}",
                     removed
                         .iter()
@@ -104,19 +105,19 @@ async fn new(ctx: &Context, owner: Address, replace: bool) -> Result<(), CliErro
         );
     } else {
         if let Some(old) = &replaced {
-            println!("replaced session key {old}");
+            say!("replaced session key {old}");
         }
-        println!("session key {:#x} for {owner:#x}", meta.key);
-        println!(
+        say!("session key {:#x} for {owner:#x}", meta.key);
+        say!(
             "stored in the {} ({})",
             meta.backend,
             ctx.data_dir.display()
         );
-        println!(
+        say!(
             "local expiry {} · not registered yet: run `papertrade-tui key register`",
             time_text(meta.expiry)
         );
-        println!("It can open, close and cancel; it can never withdraw.");
+        say!("It can open, close and cancel; it can never withdraw.");
     }
     Ok(())
 }
@@ -169,16 +170,16 @@ fn owner_new(ctx: &Context, path: &Path) -> Result<(), CliError> {
             "note": PRACTICE_NOTE,
         }));
     } else {
-        println!("owner wallet {address:#x}");
-        println!(
+        say!("owner wallet {address:#x}");
+        say!(
             "keystore     {} (Web3 Secret Storage, mode 0600)",
             shown.display()
         );
-        println!("{PRACTICE_NOTE}");
-        println!(
+        say!("{PRACTICE_NOTE}");
+        say!(
             "Make it the owner of the commands that follow (or `owner = \"{address:#x}\"` in the config file):"
         );
-        println!("{export}");
+        say!("{export}");
     }
     Ok(())
 }
@@ -275,13 +276,13 @@ async fn register(
         );
     } else {
         match registered {
-            Some(exp) => println!(
+            Some(exp) => say!(
                 "registered: {:#x} can trade for {owner:#x} until {}",
                 meta.key,
                 time_text(exp)
             ),
             None => {
-                println!("registration {outcome}; the key is not in the account's sessionKeys yet")
+                say!("registration {outcome}; the key is not in the account's sessionKeys yet")
             }
         }
     }
@@ -335,7 +336,7 @@ async fn show(ctx: &Context, owner: Address) -> Result<(), CliError> {
         if ctx.json {
             print_json(&json!({"owner": format!("{owner:#x}"), "sessionKey": null}));
         } else {
-            println!("no session key for {owner:#x}: run `papertrade-tui key new`");
+            say!("no session key for {owner:#x}: run `papertrade-tui key new`");
         }
         return Ok(());
     };
@@ -351,18 +352,18 @@ async fn show(ctx: &Context, owner: Address) -> Result<(), CliError> {
         print_json(&v);
         return Ok(());
     }
-    println!("session key {:#x} for {owner:#x}", meta.key);
-    println!("stored in   the {}", meta.backend);
-    println!("local       expires {}", time_text(meta.expiry));
+    say!("session key {:#x} for {owner:#x}", meta.key);
+    say!("stored in   the {}", meta.backend);
+    say!("local       expires {}", time_text(meta.expiry));
     match registered {
-        Some(r) => println!("registered  expires {}", time_text(r)),
-        None => println!("registered  no: run `papertrade-tui key register`"),
+        Some(r) => say!("registered  expires {}", time_text(r)),
+        None => say!("registered  no: run `papertrade-tui key register`"),
     }
     if let Some(e) = effective {
         if e <= now {
-            println!("EXPIRED: it can no longer sign; run `key new` and `key register`");
+            say!("EXPIRED: it can no longer sign; run `key new` and `key register`");
         } else if let Some(w) = renewal_warning(e) {
-            println!("{w}");
+            say!("{w}");
         }
     }
     Ok(())

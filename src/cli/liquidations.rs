@@ -15,6 +15,7 @@ use crate::text::sanitize_line;
 
 use super::Context;
 use super::args;
+use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, usd};
 
 fn ranged(lo: u64, hi: u64) -> clap::builder::RangedU64ValueParser<usize> {
@@ -143,13 +144,13 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
     }
     let cov = g.coverage(Some(m.id));
     let scale = m.price_scale;
-    println!(
+    say!(
         "{} bust map · mark {} · bucket ${}",
         sanitize_line(&m.symbol, 24),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("{}", scan_lines(&g, &cov));
+    say!("{}", scan_lines(&g, &cov));
     let mut table = Table::new(&[
         ("BUST PRICE", Align::Left),
         ("LONG", Align::Right),
@@ -182,8 +183,8 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
             cell(b.cumulative_short),
         ]);
     }
-    println!("{}", table.render());
-    println!(
+    say!("{}", table.render());
+    say!(
         "outside the window: {} long, {} short ({} positions); past bust: {} positions",
         usd(signed(map.outside.long_notional)),
         usd(signed(map.outside.short_notional)),
@@ -191,7 +192,7 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
         map.past_bust.positions(),
     );
     if let Some(c) = &map.cascade {
-        println!(
+        say!(
             "cascade ±{}%: a fall to {} busts {} of longs, a rise to {} busts {} of shorts ({} positions)",
             percent_text(i128::from(c.percent_e2), 10_000, 2),
             price(c.down_price, scale),
@@ -262,9 +263,9 @@ fn print_positions(ranked: &[&AtRisk], with_wallet: bool) {
         table.row(row);
     }
     if ranked.is_empty() {
-        println!("no open positions match");
+        say!("no open positions match");
     } else {
-        println!("{}", table.render());
+        say!("{}", table.render());
     }
 }
 
@@ -278,18 +279,18 @@ pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliErro
     }
     let cov = g.coverage(Some(m.id));
     let scale = m.price_scale;
-    println!(
+    say!(
         "{} bust clusters · mark {} · width ${}",
         sanitize_line(&m.symbol, 24),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("{}", scan_lines(&g, &cov));
+    say!("{}", scan_lines(&g, &cov));
     for (label, list, long) in [
         ("longs below the mark", &summary.longs, true),
         ("shorts above the mark", &summary.shorts, false),
     ] {
-        println!("\n{label}:");
+        say!("\n{label}:");
         let mut table = Table::new(&[
             ("#", Align::Right),
             ("BUST PRICE", Align::Left),
@@ -312,9 +313,9 @@ pub async fn bust_clusters(ctx: &Context, a: ClustersArgs) -> Result<(), CliErro
             ]);
         }
         if list.is_empty() {
-            println!("  none");
+            say!("  none");
         } else {
-            println!("{}", table.render());
+            say!("{}", table.render());
         }
     }
     Ok(())
@@ -327,7 +328,7 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
         print_json(&value);
         return Ok(());
     }
-    println!(
+    say!(
         "{wallet:#x} · risk {} · equity {} · notional {} · effective leverage {}",
         risk.worst().map_or("none", |d| d.label()),
         usd(risk.equity),
@@ -341,7 +342,7 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
             "—".into()
         },
     );
-    println!(
+    say!(
         "balance {} · available {} · queued {} · margin in positions {} · close at mark {}",
         usd(signed(risk.balance)),
         usd(signed(risk.available)),
@@ -352,7 +353,7 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
     let ranked: Vec<&AtRisk> = risk.positions.iter().map(|p| &p.at).collect();
     print_positions(&ranked, false);
     if risk.unvalued > 0 {
-        println!(
+        say!(
             "{} position(s) not valued (market unlisted or no mark)",
             risk.unvalued
         );
@@ -370,14 +371,14 @@ pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(),
     }
     let cov = g.coverage(Some(m.id));
     let scale = m.price_scale;
-    println!(
+    say!(
         "{} liquidation map · mark {} · bucket ${}",
         sanitize_line(&m.symbol, 24),
         price(mark, scale),
         price(bucket, scale)
     );
-    println!("protocol-wide map: {}", report::NO_PROTOCOL_MAP);
-    println!("{}", scan_lines(&g, &cov));
+    say!("protocol-wide map: {}", report::NO_PROTOCOL_MAP);
+    say!("{}", scan_lines(&g, &cov));
     let mut table = Table::new(&[
         ("BUST PRICE", Align::Left),
         ("LONG", Align::Right),
@@ -393,9 +394,9 @@ pub async fn liquidation_map(ctx: &Context, a: LiquidationMapArgs) -> Result<(),
         ]);
     }
     if map.buckets.is_empty() {
-        println!("no standing positions in the scan");
+        say!("no standing positions in the scan");
     } else {
-        println!("{}", table.render());
+        say!("{}", table.render());
     }
     Ok(())
 }

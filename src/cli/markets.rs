@@ -5,6 +5,7 @@ use crate::protocol::trading::Cap;
 use crate::protocol::units::signed;
 
 use super::Context;
+use super::output::say;
 use super::output::{Align, CliError, Table, print_json, usd};
 use crate::client::market_data::MarketData;
 
@@ -48,8 +49,8 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
             oi(m.short_oi, m.short_cap),
         ]);
     }
-    println!("{}", table.render());
-    println!(
+    say!("{}", table.render());
+    say!(
         "\nmin margin {}  ·  min notional {}  ·  win fee {}%  ·  trading {}",
         usd(signed(state.minimum_trade_size)),
         usd(signed(state.minimum_open_notional)),
@@ -62,20 +63,20 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
     );
     if !state.intake.paused_actions.is_empty() {
         let paused = state.intake.paused_actions.join(", ");
-        println!(
+        say!(
             "relayer not accepting: {}",
             crate::text::sanitize_line(&paused, 200)
         );
     }
     for m in &state.instruments {
         if let Err(e) = data.mark(m) {
-            println!(
+            say!(
                 "{} mark unavailable: {}",
                 m.symbol,
                 crate::text::sanitize_line(&e, 160)
             );
         }
     }
-    println!("{}", data.parameters_line());
+    say!("{}", data.parameters_line());
     Ok(())
 }

@@ -685,6 +685,7 @@ async fn mcp(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
         .collect();
     let reads = crate::mcp::Reads {
         http: ctx.http.clone(),
+        data_dir: ctx.data_dir.clone(),
         deadlines: ctx.deadlines,
     };
     crate::mcp::serve_stdio(reads, &only)

@@ -185,9 +185,21 @@ pub fn print_json_line(value: &Value) {
     write_out(&serde_json::to_string(&value).expect("JSON values serialize"));
 }
 
-/// A line on stdout. When the reader has gone (`… --json | head`), nothing more can reach it:
-/// the process ends quietly, as a Unix tool does, instead of panicking on the broken pipe.
-fn write_out(text: &str) {
+/// A command's human output, as `println!` takes it: every line a command prints goes through
+/// [`write_out`], so `… | head` ends it quietly like `--json` does (`println!` panics there).
+macro_rules! say {
+    () => {
+        $crate::cli::output::write_out("")
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::output::write_out(&format!($($arg)*))
+    };
+}
+pub(crate) use say;
+
+/// A line on stdout. When the reader has gone (`… | head`), nothing more can reach it: the
+/// process ends quietly (exit 0), as a Unix tool does, instead of panicking on the broken pipe.
+pub(crate) fn write_out(text: &str) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
     if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush())

@@ -10,6 +10,7 @@ use crate::protocol::stats::ProtocolHistory;
 use crate::protocol::units::{signed, wad_text};
 
 use super::Context;
+use super::output::say;
 use super::output::{Align, CliError, Table, print_json, usd};
 use crate::report::protocol as report;
 
@@ -99,7 +100,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let s = summary;
-    println!(
+    say!(
         "TVL {} · LP {} · lifetime volume {} · {} open positions · trading {}",
         usd(signed(s.balances.tvl)),
         usd(s.balances.lp),
@@ -111,7 +112,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
             "open"
         }
     );
-    println!(
+    say!(
         "PAPER supply {} · staked {} · fees pending {} · lifetime {}",
         wad_text(signed(s.paper.supply), 0),
         wad_text(signed(s.paper.staked), 0),
@@ -148,9 +149,9 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
             money(&m["volume_24h_usd"]),
         ]);
     }
-    println!("\n{}", t.render());
+    say!("\n{}", t.render());
     if let Some(h) = history {
-        println!(
+        say!(
             "\nhistory ({} points, interval {})",
             h.columns.values().map(Vec::len).max().unwrap_or(0),
             a.interval
@@ -158,7 +159,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
         for column in HISTORY_COLUMNS {
             if let Some(values) = h.columns.get(column) {
                 let last = values.last().copied().unwrap_or(0.0);
-                println!("  {column:<10} {} {last:.2}", sparkline(values, 48));
+                say!("  {column:<10} {} {last:.2}", sparkline(values, 48));
             }
         }
     }
@@ -171,7 +172,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
         );
     }
     for u in unavailable {
-        println!("unavailable: {u}");
+        say!("unavailable: {u}");
     }
     Ok(())
 }
@@ -204,7 +205,7 @@ fn print_trades(rows: &[&crate::protocol::stats::TradeEvent]) {
             format!("{:#x}", e.wallet),
         ]);
     }
-    println!("\n{}", t.render());
+    say!("\n{}", t.render());
 }
 
 pub async fn trades(ctx: &Context, a: TradesArgs) -> Result<(), CliError> {
@@ -221,7 +222,7 @@ pub async fn trades(ctx: &Context, a: TradesArgs) -> Result<(), CliError> {
         return Ok(());
     }
     if rows.is_empty() {
-        println!("no trades in the feed match");
+        say!("no trades in the feed match");
     }
     print_trades(&rows);
     Ok(())
@@ -252,7 +253,7 @@ pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
             cell(&k.v),
         ]);
     }
-    println!(
+    say!(
         "{} {} · {} candle(s) · change {}",
         c.market,
         a.interval,
@@ -260,7 +261,7 @@ pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
         c.change_pct().map_or("—".into(), |p| format!("{p}%"))
     );
     if !c.candles.is_empty() {
-        println!("{}", t.render());
+        say!("{}", t.render());
     }
     Ok(())
 }
@@ -272,7 +273,7 @@ pub async fn paper_mint(ctx: &Context, a: PaperMintArgs) -> Result<(), CliError>
         print_json(&e.json());
         return Ok(());
     }
-    println!(
+    say!(
         "a {} loss basis mints {} PAPER now ({} PAPER per $1, curve {})",
         usd(signed(e.loss_basis)),
         wad_text(signed(e.minted), 6),
@@ -283,7 +284,7 @@ pub async fn paper_mint(ctx: &Context, a: PaperMintArgs) -> Result<(), CliError>
             "flat below the cliff"
         }
     );
-    println!(
+    say!(
         "PAPER supply {} · staked {}{}",
         wad_text(signed(e.supply), 2),
         wad_text(signed(e.staked), 2),

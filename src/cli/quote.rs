@@ -4,6 +4,7 @@ use crate::protocol::units::{WAD, signed};
 use crate::quote::{Position, Scenario, percent_text};
 use crate::report::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
 
+use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, usd, usd_signed};
 use super::{CloseQuoteArgs, Context, LadderArgs, MarketArgs, QuoteArgs, args};
 
@@ -86,33 +87,33 @@ pub async fn quote(ctx: &Context, a: QuoteArgs) -> Result<(), CliError> {
     let (market, leverage, entry) = (p.market, p.leverage, p.entry);
     let bust = p.bust();
     let distance = percent_text(i128::from(entry.abs_diff(bust)), u128::from(entry), 4);
-    println!(
+    say!(
         "{} {} {leverage}x · margin {} · notional {}",
         side_word(p.is_long),
         market.symbol,
         usd(signed(p.margin)),
         usd(signed(p.notional()))
     );
-    println!(
+    say!(
         "entry {} ({}) · bust {} ({distance}% away)",
         price(entry, market.price_scale),
         q.entry_source,
         price(bust, market.price_scale)
     );
     match &q.validation {
-        Ok(()) => println!("open: passes the relayer's checks"),
-        Err(r) => println!("open: WOULD BE REFUSED: {r}"),
+        Ok(()) => say!("open: passes the relayer's checks"),
+        Err(r) => say!("open: WOULD BE REFUSED: {r}"),
     }
-    println!(
+    say!(
         "max margin at {leverage}x: {} (limited by {})",
         usd(signed(q.capacity.max_margin)),
         q.capacity.limit.label()
     );
-    println!("\n{}\n", scenario_table(p, &q.scenarios));
-    println!(
+    say!("\n{}\n", scenario_table(p, &q.scenarios));
+    say!(
         "The bust price is {distance}% away: a move that far against you at {leverage}x liquidates the position and the whole margin is lost."
     );
-    println!("{}", data.parameters_line());
+    say!("{}", data.parameters_line());
     Ok(())
 }
 
@@ -125,7 +126,7 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let (market, entry) = (l.market, l.entry);
-    println!(
+    say!(
         "{} {} · margin {} · entry {} ({})\n",
         side_word(l.is_long),
         market.symbol,
@@ -156,8 +157,8 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
             },
         ]);
     }
-    println!("{}\n", table.render());
-    println!("{}", data.parameters_line());
+    say!("{}\n", table.render());
+    say!("{}", data.parameters_line());
     Ok(())
 }
 
@@ -176,7 +177,7 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
     }
     let (p, s) = (&c.position, &c.scenario);
     let market = p.market;
-    println!(
+    say!(
         "{} {} {}x · margin {} · entry {} · bust {}",
         side_word(p.is_long),
         market.symbol,
@@ -185,14 +186,14 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
         price(p.entry, market.price_scale),
         price(p.bust(), market.price_scale)
     );
-    println!(
+    say!(
         "close at {} ({}):\n",
         price(s.exit, market.price_scale),
         c.exit_source
     );
-    println!("{}\n", scenario_table(p, std::slice::from_ref(s)));
+    say!("{}\n", scenario_table(p, std::slice::from_ref(s)));
     if s.liquidated {
-        println!(
+        say!(
             "The exit is at or beyond the bust price: the position is liquidated and pays nothing."
         );
     } else {
@@ -200,13 +201,13 @@ pub async fn close_quote(ctx: &Context, a: CloseQuoteArgs) -> Result<(), CliErro
             Some(k) => format!(" · impact keeps {}%", percent_text(signed(k), WAD, 2)),
             None => String::new(),
         };
-        println!(
+        say!(
             "pays {} (margin {} {} net){keep}",
             usd(c.payout),
             usd(signed(p.margin)),
             usd_signed(s.net_pnl(p.margin))
         );
     }
-    println!("{}", data.parameters_line());
+    say!("{}", data.parameters_line());
     Ok(())
 }

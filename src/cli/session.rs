@@ -24,6 +24,7 @@ use crate::protocol::eip712::{
 pub use crate::client::live_account::LiveAccount;
 
 use super::output::CliError;
+use super::output::say;
 use super::{Context, OwnerSigning, args};
 
 use crate::keys::RENEW_WITHIN_SECS;
@@ -263,7 +264,7 @@ pub fn owner_sign<I: WalletIntent>(
     if ctx.json {
         eprintln!("{line}");
     } else {
-        println!("{line}");
+        say!("{line}");
     }
     eprintln!(
         "Sign the typed data above with the owner's wallet (eth_signTypedData_v4) and paste the 0x… signature:"

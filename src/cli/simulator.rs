@@ -10,6 +10,7 @@ use crate::protocol::eip712::{RegisterSessionKey, WalletSigner};
 use crate::protocol::units::{WAD, parse_scaled};
 use crate::sim::{SimConfig, SimServer, intake};
 
+use super::output::say;
 use super::output::{CliError, print_json, usd};
 use super::{Context, DemoArgs, EngineArgs, SimArgs};
 
@@ -104,24 +105,24 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
     if ctx.json {
         print_json(&json!({"api": server.base_url(), "infoUrl": server.info_url(), "seed": seed}));
     } else {
-        println!(
+        say!(
             "papertrade-tui simulator (seed {seed}) serving at {}",
             server.base_url()
         );
-        println!("  exchange API  {}", server.base_url());
-        println!("  Hyperliquid   {}", server.info_url());
+        say!("  exchange API  {}", server.base_url());
+        say!("  Hyperliquid   {}", server.info_url());
         if !a.no_controls {
-            println!(
+            say!(
                 "  controls      POST {}/sim/{{fund,price,market,trading,intake,notice,faults,clock}}",
                 server.base_url()
             );
         }
-        println!(
+        say!(
             "point any command at it: papertrade-tui markets --api {} --info-url {}",
             server.base_url(),
             server.info_url()
         );
-        println!("Ctrl-C stops it.");
+        say!("Ctrl-C stops it.");
     }
     wait_for_ctrl_c().await;
     server.stop().await;
@@ -233,23 +234,23 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             "passphrase": DEMO_PASSPHRASE,
         }));
     } else {
-        println!(
+        say!(
             "DEMO: a simulated Papertrade on {}; practice money, no network.",
             server.base_url()
         );
-        println!(
+        say!(
             "wallet {owner:#x} holds {}; its session key is registered.",
             usd(crate::protocol::units::signed(balance))
         );
-        println!("\nIn another terminal:\n  {exports}");
-        println!("  papertrade-tui open --market BTC --side long --margin 50 --leverage 100");
-        println!("  papertrade-tui positions --follow");
-        println!("  papertrade-tui close --all");
-        println!(
+        say!("\nIn another terminal:\n  {exports}");
+        say!("  papertrade-tui open --market BTC --side long --margin 50 --leverage 100");
+        say!("  papertrade-tui positions --follow");
+        say!("  papertrade-tui close --all");
+        say!(
             "  papertrade-tui withdraw --amount 25 --owner-keystore {}",
             practice.owner_keystore.display()
         );
-        println!(
+        say!(
             "\nServing without a terminal (run `demo` in a terminal for the UI); Ctrl-C stops the demo."
         );
     }

@@ -17,6 +17,7 @@ use crate::protocol::units::{parse_scaled, price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
 use super::key::report_submission;
+use super::output::say;
 use super::output::{CliError, expect_outcomes, price, print_json, usd, usd_signed};
 use super::session::{
     LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
@@ -184,7 +185,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         }));
     } else {
         match &position {
-            Some(p) => println!(
+            Some(p) => say!(
                 "opened #{}: {} {} {}x at {} · bust {}",
                 p.id,
                 market.symbol,
@@ -193,7 +194,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
                 price(p.entry_price, market.price_scale),
                 price(p.bust_price, market.price_scale)
             ),
-            None => println!("intent {id:#x}: {outcome}"),
+            None => say!("intent {id:#x}: {outcome}"),
         }
     }
     expect_outcomes("succeeded", [outcome])
@@ -366,8 +367,8 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
     } else {
         for (id, batch, sub, reason) in &sent {
             match reason {
-                Some(r) => println!("intent {id:#x} ({} ids): {sub}: {r}", batch.len()),
-                None => println!(
+                Some(r) => say!("intent {id:#x} ({} ids): {sub}: {r}", batch.len()),
+                None => say!(
                     "intent {id:#x} ({} ids): {sub}, {}",
                     batch.len(),
                     outcome_of(id)
@@ -375,7 +376,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             }
         }
         for c in &closed_rows {
-            println!(
+            say!(
                 "closed #{}: {}{}",
                 c.id,
                 usd_signed(c.net_pnl),
@@ -442,7 +443,7 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     if ctx.json {
         print_json(&json!({"intentId": format!("{target:#x}"), "outcome": outcome}));
     } else {
-        println!("intent {target:#x}: {outcome}");
+        say!("intent {target:#x}: {outcome}");
     }
     // Asked: that the target ends cancelled. If it settled first, the cancel lost the race.
     expect_outcomes("cancelled", [outcome])
@@ -495,7 +496,7 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
             &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string()}),
         );
     } else {
-        println!(
+        say!(
             "withdrawal {id:#x}: {outcome} · balance now {}",
             usd(signed(live.state.balance))
         );

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::output::say;
 use super::output::{CliError, print_json};
 use super::{Context, TypedDataArgs};
 
@@ -25,24 +26,24 @@ pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
 
 fn print_human(out: &Value) {
     let s = |k: &str| out[k].as_str().unwrap_or("").to_string();
-    println!(
+    say!(
         "{} (unsigned; signed by the {})",
         s("primaryType"),
         s("signedBy")
     );
-    println!(
+    say!(
         "domain      {} · separator {}",
         s("domainName"),
         s("domainSeparator")
     );
-    println!("struct hash {}", s("structHash"));
-    println!("digest      {}", s("digest"));
+    say!("struct hash {}", s("structHash"));
+    say!("digest      {}", s("digest"));
     if let Some(id) = out["intentId"].as_str() {
-        println!("intent id   {id} (when signed by {})", s("signer"));
+        say!("intent id   {id} (when signed by {})", s("signer"));
     }
     if let Some(d) = out["defaulted"].as_array().filter(|d| !d.is_empty()) {
         let names: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
-        println!("defaulted   {}", names.join(", "));
+        say!("defaulted   {}", names.join(", "));
     }
     if let Some(c) = out["checks"].as_object() {
         let list = |k: &str| {
@@ -55,20 +56,20 @@ fn print_human(out: &Value) {
                 })
                 .unwrap_or_default()
         };
-        println!(
+        say!(
             "checked     {} against the {}",
             list("passed"),
             c["checkedAgainst"].as_str().unwrap_or("")
         );
-        println!(
+        say!(
             "not checked {} (they need the live exchange)",
             list("notCheckedOffline")
         );
     }
-    println!("\neth_signTypedData_v4 typed data:");
-    println!(
+    say!("\neth_signTypedData_v4 typed data:");
+    say!(
         "{}",
         serde_json::to_string_pretty(&out["typedData"]).expect("JSON")
     );
-    println!("\nNothing was signed or sent.");
+    say!("\nNothing was signed or sent.");
 }

@@ -7,8 +7,10 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::Address;
 
+use crate::analytics::leaderboard::{self, WindowRank};
 use crate::protocol::leaderboard::{LeaderboardPage, SortDir, SortKey, Window};
 use crate::protocol::stats::{MarketStats, ProtocolHistory, QueueRank, RecentTrades, Summary};
+use crate::protocol::wire::DecodeError;
 
 use super::http::{ExchangeHttp, FetchError};
 
@@ -34,26 +36,39 @@ pub async fn leaderboard_page(
     q.insert("sortDir", dir.name().to_string());
     q.insert("sortKey", key.name().to_string());
     q.insert("window", window.name().to_string());
-    http.get_json("/state/leaderboard/accounts", &q).await
+    let path = "/state/leaderboard/accounts";
+    let page: LeaderboardPage = http.get_json(path, &q).await?;
+    if !page.ok {
+        return Err(FetchError::Malformed {
+            url: http.url(path, &q),
+            error: DecodeError::new(path, "the answer says ok: false"),
+        });
+    }
+    Ok(page)
 }
 
-/// The board from the top, page after page, until `enough` says so, the board ends or
-/// [`MAX_SCAN_PAGES`] were read: `(offset of the page's first row, page)` in order.
+/// The board from the top, page after page, until `enough(rows read so far, the last page)`
+/// says so, the board ends or [`MAX_SCAN_PAGES`] were read: `(offset of the page's first row,
+/// page)` in order.
 pub async fn scan_leaderboard(
     http: &ExchangeHttp,
     window: Window,
     key: SortKey,
     dir: SortDir,
-    enough: impl Fn(&LeaderboardPage) -> bool,
+    enough: impl Fn(u64, &LeaderboardPage) -> bool,
 ) -> Result<Vec<(u64, LeaderboardPage)>, FetchError> {
     let mut size = SCAN_PAGE_SIZE;
     let mut pages = Vec::new();
     let mut offset = 0u64;
     for page in 0..MAX_SCAN_PAGES {
         let read = match leaderboard_page(http, window, key, dir, page, size).await {
-            // A server that refuses 200 a page gets the fallback size, from the top again.
+            // A server that refuses 200 a page gets the fallback size, from the top again. A
+            // 429 is not that refusal: the reader already waited what it could for it.
             Err(FetchError::Status { status, .. })
-                if page == 0 && size == SCAN_PAGE_SIZE && (400..500).contains(&status) =>
+                if page == 0
+                    && size == SCAN_PAGE_SIZE
+                    && (400..500).contains(&status)
+                    && status != 429 =>
             {
                 size = FALLBACK_PAGE_SIZE;
                 leaderboard_page(http, window, key, dir, 0, size).await?
@@ -61,7 +76,9 @@ pub async fn scan_leaderboard(
             other => other?,
         };
         let rows = read.accounts.len() as u64;
-        let done = enough(&read) || rows < size as u64 || page + 1 >= read.page_info.total_pages;
+        let done = enough(offset + rows, &read)
+            || rows < size as u64
+            || page + 1 >= read.page_info.total_pages;
         pages.push((offset, read));
         offset += rows;
         if done {
@@ -69,6 +86,50 @@ pub async fn scan_leaderboard(
         }
     }
     Ok(pages)
+}
+
+/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
+pub async fn window_ranks(
+    http: &ExchangeHttp,
+    wallet: Address,
+) -> (Vec<WindowRank>, Option<String>) {
+    let scans = futures::future::join_all(Window::ALL.map(|w| async move {
+        let pages = scan_leaderboard(
+            http,
+            w,
+            SortKey::TotalWindowedPnl,
+            SortDir::Desc,
+            |_: u64, p: &LeaderboardPage| p.accounts.iter().any(|r| r.address == wallet),
+        )
+        .await;
+        (w, pages)
+    }))
+    .await;
+    let mut name = None;
+    let mut ranks = Vec::new();
+    for (w, pages) in scans {
+        match pages {
+            Ok(pages) => {
+                if name.is_none() {
+                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
+                        .find(|r| r.address == wallet)
+                        .and_then(|r| r.name);
+                }
+                ranks.push(leaderboard::window_rank(w, wallet, &pages));
+            }
+            Err(e) => {
+                tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
+                ranks.push(WindowRank {
+                    window: w,
+                    rank: None,
+                    pnl: None,
+                    scanned: 0,
+                    complete: false,
+                });
+            }
+        }
+    }
+    (ranks, name)
 }
 
 pub async fn summary(http: &ExchangeHttp) -> Result<Summary, FetchError> {

@@ -31,7 +31,7 @@ pub(crate) const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 /// `/state/trading`: about 400 bytes per market (1 KiB for the two launch markets).
 pub const TRADING_STATE_CAP: usize = 4 * MIB;
 /// `/state/leaderboard/accounts`: pages of up to 200 accounts.
-pub(crate) const LEADERBOARD_CAP: usize = 16 * MIB;
+pub const LEADERBOARD_CAP: usize = 16 * MIB;
 /// `/query/*/history`: a day of minutes, or the whole history by day, as float columns.
 pub(crate) const HISTORY_CAP: usize = 16 * MIB;
 /// Other `/query/*` reads, `/queue-rank/*` and anything not named here: a few KiB in practice.

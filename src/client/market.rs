@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
 use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 
 use crate::protocol::hyperliquid::{Candle, interval_ms};
 use crate::protocol::stats::{RelayerHealth, Summary};
@@ -132,11 +132,15 @@ async fn poll_protocol(http: &ExchangeHttp) -> Vec<MarketEvent> {
     ]
 }
 
-/// Poll one wallet's queue ranks and the recent-trades feed every `every` until dropped.
+/// The wallet's side of the polls, every `every`: the protocol's recent trades (its closes and
+/// liquidations reach the history from there), and its place in the relayer queue only while
+/// `queued` says it has operations queued — at once when one is queued, then every `every`
+/// (a quiet session asks nothing it would not show).
 pub fn spawn_account_reads(
     http: ExchangeHttp,
     wallet: alloy_primitives::Address,
     every: Duration,
+    mut queued: watch::Receiver<bool>,
     events: mpsc::Sender<MarketEvent>,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -144,25 +148,42 @@ pub fn spawn_account_reads(
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let none = BTreeMap::new();
         let rank_path = format!("/queue-rank/accounts/{wallet:#x}");
-        loop {
-            tick.tick().await;
-            let (rank, trades) = tokio::join!(
-                http.get_json::<crate::protocol::stats::QueueRank>(&rank_path, &none),
-                http.get_json::<crate::protocol::stats::RecentTrades>(
-                    "/query/protocol/trades/recent",
-                    &none
-                )
-            );
+        let rank = || async {
             let now = SystemTime::now();
-            let batch = [
-                rank.map(|r| MarketEvent::QueueRank(Box::new(r), now))
-                    .unwrap_or_else(|e| failed(Source::QueueRank, format!("queue rank: {e}"))),
-                trades
-                    .map(|t| MarketEvent::RecentTrades(Box::new(t), now))
-                    .unwrap_or_else(|e| {
-                        failed(Source::RecentTrades, format!("recent trades: {e}"))
-                    }),
-            ];
+            http.get_json::<crate::protocol::stats::QueueRank>(&rank_path, &none)
+                .await
+                .map(|r| MarketEvent::QueueRank(Box::new(r), now))
+                .unwrap_or_else(|e| failed(Source::QueueRank, format!("queue rank: {e}")))
+        };
+        loop {
+            let batch = tokio::select! {
+                _ = tick.tick() => {
+                    let trades = async {
+                        let now = SystemTime::now();
+                        http.get_json::<crate::protocol::stats::RecentTrades>(
+                            "/query/protocol/trades/recent",
+                            &none,
+                        )
+                        .await
+                        .map(|t| MarketEvent::RecentTrades(Box::new(t), now))
+                        .unwrap_or_else(|e| {
+                            failed(Source::RecentTrades, format!("recent trades: {e}"))
+                        })
+                    };
+                    let ranked = async {
+                        if *queued.borrow() { Some(rank().await) } else { None }
+                    };
+                    let (ranked, trades) = tokio::join!(ranked, trades);
+                    ranked.into_iter().chain([trades]).collect::<Vec<_>>()
+                }
+                changed = queued.changed() => match changed {
+                    // Something was just queued: its place now, not at the next tick.
+                    Ok(()) if *queued.borrow_and_update() => vec![rank().await],
+                    Ok(()) => Vec::new(),
+                    // Nobody can queue anything any more: the session is ending.
+                    Err(_) => return,
+                },
+            };
             for event in batch {
                 if events.send(event).await.is_err() {
                     return;

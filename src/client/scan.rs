@@ -12,12 +12,12 @@ use std::time::Duration;
 
 use alloy_primitives::Address;
 use futures::StreamExt;
-use serde_json::Value;
 use tokio::time::Instant;
 
 use crate::protocol::account::{AccountFold, AccountState, Folded, Frame};
-use crate::protocol::wire::{DecodeError, parse_address};
+use crate::protocol::leaderboard::{SortDir, SortKey, Window};
 
+use super::explorer::scan_leaderboard;
 use super::http::{ExchangeHttp, FetchError};
 use super::limits::{SSE_EVENT_CAP, bytes_text};
 use super::sse::{SseItem, SseParser};
@@ -35,94 +35,36 @@ pub const SNAPSHOT_BYTES_CAP: usize = SSE_EVENT_CAP + 64 * 1024;
 pub const SCAN_DEADLINE: Duration = Duration::from_secs(60);
 /// How long a scan is reused.
 pub const SCAN_TTL: Duration = Duration::from_secs(15);
-/// The page size the leaderboard is read in: the live exchange's fallback size (§3.3).
-const PAGE_SIZE: usize = 25;
 /// A stream refused with 429 is tried once more after this (the stream answer's `Retry-After`
 /// is not read on this path).
 const STREAM_RETRY_WAIT: Duration = Duration::from_secs(1);
 
-/// One scanned wallet, in leaderboard order.
-#[derive(Debug, Clone)]
-pub struct Scanned {
-    pub wallet: Address,
-    /// Its snapshot, or why there is none.
-    pub snapshot: Result<AccountState, String>,
-}
-
-#[derive(Debug, Clone)]
-pub struct Scan {
-    /// The top wallets by open notional, largest first, each with its snapshot.
-    pub wallets: Vec<Scanned>,
-    /// `summary.uniqueAccounts` of the leaderboard, when it said.
-    pub leaderboard_accounts: Option<u64>,
-    pub took: Duration,
-}
-
-impl Scan {
-    /// The snapshots of the first `n` wallets that were read.
-    pub fn accounts(&self, n: usize) -> Vec<AccountState> {
-        self.wallets
-            .iter()
-            .take(n)
-            .filter_map(|w| w.snapshot.as_ref().ok().cloned())
-            .collect()
-    }
-
-    /// The first `n` wallets whose snapshot could not be read, with the reason.
-    pub fn failures(&self, n: usize) -> Vec<(Address, &str)> {
-        self.wallets
-            .iter()
-            .take(n)
-            .filter_map(|w| w.snapshot.as_ref().err().map(|e| (w.wallet, e.as_str())))
-            .collect()
-    }
-}
+pub use crate::analytics::liquidations::scanned::{Scan, Scanned};
 
 /// The `n` wallets with the most open notional, largest first, and the leaderboard's account
-/// count: pages of [`PAGE_SIZE`] until `n` are read or the pages end.
+/// count: the board sorted by `currentOpenNotional` over the whole history, read the one way
+/// every leaderboard read is (`explorer::scan_leaderboard`: the shared decoder, page size and
+/// fallback), until `n` are read or the pages end.
 pub async fn top_wallets(
     http: &ExchangeHttp,
     n: usize,
 ) -> Result<(Vec<Address>, Option<u64>), FetchError> {
     let n = n.min(MAX_SCAN_WALLETS);
-    let path = "/state/leaderboard/accounts";
+    let pages = scan_leaderboard(
+        http,
+        Window::All,
+        SortKey::CurrentOpenNotional,
+        SortDir::Desc,
+        |rows, _| rows >= n as u64,
+    )
+    .await?;
     let mut out = Vec::new();
-    let mut total = None;
-    let mut page = 0usize;
-    while out.len() < n {
-        let mut query = BTreeMap::new();
-        query.insert("page", page.to_string());
-        query.insert("pageSize", PAGE_SIZE.to_string());
-        query.insert("sortDir", "desc".to_string());
-        query.insert("sortKey", "currentOpenNotional".to_string());
-        query.insert("window", "all".to_string());
-        let body: Value = http.get_json(path, &query).await?;
-        let malformed = |problem: &str| FetchError::Malformed {
-            url: http.url(path, &query),
-            error: DecodeError::new(path, problem),
-        };
-        if body.get("ok").and_then(Value::as_bool) == Some(false) {
-            return Err(malformed("the answer says ok: false"));
-        }
-        total = body["summary"]["uniqueAccounts"].as_u64().or(total);
-        let rows = body["accounts"]
-            .as_array()
-            .ok_or_else(|| malformed("accounts is not a list"))?;
-        for row in rows {
-            let text = row["address"]
-                .as_str()
-                .ok_or_else(|| malformed("an account has no address"))?;
-            let wallet = parse_address(text).map_err(|e| malformed(&e))?;
-            if !out.contains(&wallet) && out.len() < n {
-                out.push(wallet);
-            }
-        }
-        let pages = body["pageInfo"]["totalPages"].as_u64();
-        page += 1;
-        if rows.len() < PAGE_SIZE || pages.is_some_and(|p| page as u64 >= p) {
-            break;
+    for row in pages.iter().flat_map(|(_, p)| &p.accounts) {
+        if out.len() < n && !out.contains(&row.address) {
+            out.push(row.address);
         }
     }
+    let total = pages.first().map(|(_, p)| p.summary.unique_accounts);
     Ok((out, total))
 }
 
@@ -183,7 +125,8 @@ pub async fn scan(http: &ExchangeHttp, n: usize) -> Result<Scan, FetchError> {
                 });
             }
         };
-    let reads = wallets.iter().map(|&wallet| async move {
+    // By value: a closure over `&Address` is not general enough for a spawned task.
+    let reads = wallets.into_iter().map(|wallet| async move {
         let until = deadline.min(Instant::now() + SNAPSHOT_TIMEOUT);
         let snapshot = tokio::time::timeout_at(until, snapshot(http, wallet))
             .await

@@ -169,6 +169,24 @@ pub struct LeaderRow {
 
 impl LeaderRow {
     /// The row's figure for `key`, when it carries one.
+    /// A row with only a windowed PnL and one open position (for tests of the folds).
+    #[cfg(test)]
+    pub(crate) fn for_test(address: Address, name: Option<&str>, pnl: i128) -> Self {
+        Self {
+            address,
+            leaderboard_name: name.map(str::to_string),
+            total_windowed_pnl: Some(pnl),
+            realized_pnl: None,
+            current_unrealized_pnl: None,
+            current_balance: None,
+            current_queued: None,
+            current_open_notional: None,
+            total_volume: None,
+            paper_total: None,
+            current_open_position_count: Some(1),
+        }
+    }
+
     pub fn figure(&self, key: SortKey) -> Option<i128> {
         match key {
             SortKey::TotalWindowedPnl => self.total_windowed_pnl,

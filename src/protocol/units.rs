@@ -234,6 +234,32 @@ pub fn usd_text(wad: i128) -> String {
     }
 }
 
+/// A dollar amount (wad) in three significant digits for a narrow column: `$950`, `$12.3k`,
+/// `$1.62M`, `$4.50B` (rounded as every display figure is; the exact figure is elsewhere).
+pub fn usd_compact(wad: u128) -> String {
+    const UNITS: [(u32, &str); 5] = [(18, ""), (21, "k"), (24, "M"), (27, "B"), (30, "T")];
+    let mut text = String::new();
+    for (decimals, unit) in UNITS {
+        let whole = wad / 10u128.pow(decimals);
+        let places = match (unit, whole) {
+            ("", _) => 0,
+            (_, 0..10) => 2,
+            (_, 10..100) => 1,
+            _ => 0,
+        };
+        text = format!("${}{unit}", round_scaled(false, wad, decimals, places));
+        // Rounding may carry to 1,000 of a unit: the next unit says it in fewer digits.
+        let int_digits = text[1..]
+            .split(['.', 'k', 'M', 'B', 'T'])
+            .next()
+            .map_or(0, str::len);
+        if int_digits <= 3 {
+            break;
+        }
+    }
+    text
+}
+
 /// As [`usd_text`] with an explicit `+` on gains: `+$36.25`.
 pub fn usd_signed_text(wad: i128) -> String {
     let text = usd_text(wad);
@@ -363,6 +389,19 @@ mod tests {
         assert_eq!(price_json(826740, 10).to_string(), "82674");
         assert_eq!(scale_decimals(1), Some(0));
         assert_eq!(scale_decimals(30), None);
+    }
+
+    #[test]
+    fn compact_dollars_keep_three_digits() {
+        let usd = |d: u128, cents: u128| d * WAD + cents * WAD / 100;
+        assert_eq!(usd_compact(0), "$0");
+        assert_eq!(usd_compact(usd(950, 49)), "$950");
+        assert_eq!(usd_compact(usd(999, 50)), "$1.00k");
+        assert_eq!(usd_compact(usd(12_345, 0)), "$12.3k");
+        assert_eq!(usd_compact(usd(1_624_300, 0)), "$1.62M");
+        assert_eq!(usd_compact(usd(999_999, 0)), "$1.00M");
+        assert_eq!(usd_compact(usd(4_500_000_000, 0)), "$4.50B");
+        assert_eq!(usd_compact(u128::MAX), "$340282367T");
     }
 
     #[test]

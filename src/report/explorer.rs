@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::analytics::history::{self, Filter, HistoryPage};
 use crate::analytics::intents::{self, WalletView};
-use crate::analytics::leaderboard::{self, PAGE_SIZE, Request, TopTraders, WindowRank};
+use crate::analytics::leaderboard::{self, PAGE_SIZE, Request, TopTraders};
 use crate::analytics::search::{self, Query};
 use crate::analytics::trades::event_json;
 use crate::analytics::wallet::{self, BalanceSheet};
@@ -74,7 +74,7 @@ pub async fn board(
     r: Request,
 ) -> Result<leaderboard::Leaderboard, ReportError> {
     let pages = if r.query.is_some() {
-        scan_leaderboard(http, r.window, r.sort_key, r.sort_dir, |_| false).await?
+        scan_leaderboard(http, r.window, r.sort_key, r.sort_dir, |_, _| false).await?
     } else {
         let page =
             reads::leaderboard_page(http, r.window, r.sort_key, r.sort_dir, r.page, PAGE_SIZE)
@@ -95,43 +95,6 @@ pub async fn top_traders(
     Ok(leaderboard::top_traders(w, limit, &page))
 }
 
-/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
-async fn window_ranks(http: &ExchangeHttp, wallet: Address) -> (Vec<WindowRank>, Option<String>) {
-    let scans = futures::future::join_all(Window::ALL.map(|w| async move {
-        let pages = scan_leaderboard(http, w, SortKey::TotalWindowedPnl, SortDir::Desc, |p| {
-            p.accounts.iter().any(|r| r.address == wallet)
-        })
-        .await;
-        (w, pages)
-    }))
-    .await;
-    let mut name = None;
-    let mut ranks = Vec::new();
-    for (w, pages) in scans {
-        match pages {
-            Ok(pages) => {
-                if name.is_none() {
-                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
-                        .find(|r| r.address == wallet)
-                        .and_then(|r| r.name);
-                }
-                ranks.push(leaderboard::window_rank(w, wallet, &pages));
-            }
-            Err(e) => {
-                tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
-                ranks.push(WindowRank {
-                    window: w,
-                    rank: None,
-                    pnl: None,
-                    scanned: 0,
-                    complete: false,
-                });
-            }
-        }
-    }
-    (ranks, name)
-}
-
 /// The account stream's address of `wallet`, for the links of a balance sheet.
 pub fn stream_url(http: &ExchangeHttp, wallet: Address) -> String {
     format!("{}/state/user/live?wallet={wallet:#x}", http.api_url())
@@ -143,7 +106,7 @@ pub async fn balance_sheet(
 ) -> Result<BalanceSheet, ReportError> {
     let live = LiveAccount::open(http, wallet).await?;
     let data = MarketData::live(http, None).await?;
-    let (ranks, name) = window_ranks(http, wallet).await;
+    let (ranks, name) = reads::window_ranks(http, wallet).await;
     Ok(wallet::balance_sheet(
         live.state.clone(),
         &data.state,
@@ -219,7 +182,7 @@ pub async fn lookup(
     let trading = http.trading_state().await?;
     let now = crate::clock::now_unix_s();
     let Some(wallet) = wallet else {
-        return Ok(intents::lookup(id, &feed, None).json(&trading, now));
+        return Ok(intents::lookup(id, &feed.events, None).json(&trading, now));
     };
     let mut live = LiveAccount::open(http, wallet).await?;
     let rank = reads::queue_rank(http, wallet).await.ok();
@@ -229,12 +192,13 @@ pub async fn lookup(
         rank: rank.as_ref(),
         outcomes: &outcomes,
     };
-    Ok(intents::lookup(id, &feed, Some(&view)).json(&trading, now))
+    Ok(intents::lookup(id, &feed.events, Some(&view)).json(&trading, now))
 }
 
 /// One page of a wallet's closed trades, newest first (what can be derived: see the note).
 pub async fn history(
     http: &ExchangeHttp,
+    data_dir: &std::path::Path,
     wallet: Address,
     filter_text: &str,
     page: u64,
@@ -247,7 +211,9 @@ pub async fn history(
     let trading = http.trading_state().await?;
     let (closed, _) = follow(&mut live, secs).await;
     let feed = reads::recent_trades(http).await?;
-    let trades = history::closed_trades(wallet, &feed, &closed, &trading);
+    // The closes a UI of this data dir kept for the wallet (none when it never followed it).
+    let file = crate::client::history::HistoryFile::new(data_dir, wallet).load();
+    let trades = history::closed_trades(wallet, &file, &feed, &closed, &trading);
     Ok(history::page(
         wallet,
         trades,

@@ -4,6 +4,7 @@
 use alloy_primitives::U256;
 
 use crate::protocol::eip712::{Close, OpenPosition, SessionSigner, WalletSigner};
+use crate::protocol::trading::TradingState;
 use crate::protocol::units::WAD;
 
 use super::engine::Engine;
@@ -14,6 +15,17 @@ use super::settle::SeededOpen;
 /// How often, on average, each simulated trader acts.
 const MEAN_ACTION_INTERVAL_MS: f64 = 20_000.0;
 const LEVERAGES: [u32; 9] = [2, 5, 10, 25, 50, 100, 250, 500, 1000];
+/// A new position's notional as a share of what the trader has available (basis points), one
+/// picked at random and independent of the leverage: a 2x and a 1000x trader of the same
+/// wallet size hold books of the same size, so the top of the book by open notional spans
+/// leverages (and its busts lie from 0.1% to 50% from entry) instead of being all 1000x, as a
+/// margin picked regardless of leverage makes it.
+const NOTIONAL_OF_AVAILABLE_BPS: [u128; 9] = [
+    500, 1_000, 2_000, 3_500, 5_000, 7_500, 10_000, 15_000, 20_000,
+];
+/// At most this share of what is available goes into one position's margin (basis points), so
+/// a low-leverage trader keeps funds for its other positions.
+const MAX_MARGIN_OF_AVAILABLE_BPS: u128 = 5_000;
 /// At most this many positions each trader already holds when the simulator starts, so bust
 /// maps, open interest and the leaderboard have shape from the first second.
 const MAX_OPENING_POSITIONS: u64 = 3;
@@ -107,10 +119,10 @@ fn opening_book(engine: &mut Engine, wallet: alloy_primitives::Address, rng: &mu
             Some((_, side)) => *side,
             None => rng.chance(0.5),
         };
-        let leverage = LEVERAGES[rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
-        let min_margin = (engine.trading.minimum_open_notional / u128::from(leverage))
-            .max(engine.trading.minimum_trade_size);
-        let margin = (min_margin / WAD + 1 + rng.range(0, 400) as u128) * WAD;
+        let available = engine
+            .account(wallet)
+            .map_or(0, |a| a.state.funds.available_balance);
+        let (leverage, margin) = size(rng, &engine.trading, available);
         let Some(mark) = engine.mark(instrument_id) else {
             continue;
         };
@@ -133,6 +145,25 @@ fn opening_book(engine: &mut Engine, wallet: alloy_primitives::Address, rng: &mu
             sides.push((instrument_id, is_long));
         }
     }
+}
+
+/// A new position's leverage and margin (whole dollars) for a trader with `available`: any
+/// leverage, a notional that is a random share of `available` ([`NOTIONAL_OF_AVAILABLE_BPS`]),
+/// the margin that gives it at that leverage, at most [`MAX_MARGIN_OF_AVAILABLE_BPS`] of
+/// `available` and at least the exchange's minimums. Integers throughout; the open checks still
+/// decide (a margin the funds cannot cover is refused there).
+fn size(rng: &mut Rng, trading: &TradingState, available: u128) -> (u32, u128) {
+    let leverage = LEVERAGES[rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
+    let share = NOTIONAL_OF_AVAILABLE_BPS
+        [rng.range(0, NOTIONAL_OF_AVAILABLE_BPS.len() as u64 - 1) as usize];
+    let notional = available / 10_000 * share;
+    let min_margin =
+        (trading.minimum_open_notional / u128::from(leverage)).max(trading.minimum_trade_size);
+    let margin = (notional / u128::from(leverage))
+        .min(available / 10_000 * MAX_MARGIN_OF_AVAILABLE_BPS)
+        .max(min_margin);
+    // Whole dollars, rounded up so the minimums hold.
+    (leverage, margin.div_ceil(WAD) * WAD)
 }
 
 /// What one trader does on its turn.
@@ -207,10 +238,11 @@ impl Trader {
                 .iter()
                 .find(|p| p.instrument_id == instrument_id)
                 .map_or_else(|| self.rng.chance(0.5), |p| p.is_long);
-            let leverage = LEVERAGES[self.rng.range(0, LEVERAGES.len() as u64 - 1) as usize];
-            let min_margin = (engine.trading.minimum_open_notional / u128::from(leverage))
-                .max(engine.trading.minimum_trade_size);
-            let margin = (min_margin / WAD + 1 + self.rng.range(0, 400) as u128) * WAD;
+            let (leverage, margin) = size(
+                &mut self.rng,
+                &engine.trading,
+                state.funds.available_balance,
+            );
             let open = OpenPosition {
                 user,
                 instrumentId: instrument_id,

@@ -4,6 +4,7 @@
 //! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
+mod explore;
 mod key_setup;
 mod submit;
 
@@ -144,11 +145,14 @@ pub async fn run_loop(
         Duration::from_secs(300),
         market_tx.clone(),
     ));
+    // Whether the wallet has operations queued: the queue rank is polled only then.
+    let (queued_tx, queued_rx) = tokio::sync::watch::channel(false);
     let _account_reads = app.wallet.map(|w| {
         AbortOnDrop(crate::client::market::spawn_account_reads(
             http.clone(),
             w,
             Duration::from_secs(3),
+            queued_rx,
             market_tx.clone(),
         ))
     });
@@ -171,6 +175,8 @@ pub async fn run_loop(
         key_setup::KeyWorker::new(http.clone(), &data_dir, owner, keys, deadlines)
     });
     let (key_tx, mut key_rx) = mpsc::channel::<key_setup::KeyDone>(8);
+    let (fetch_tx, mut fetch_rx) = mpsc::channel::<crate::app::explore::Fetched>(16);
+    let reader = explore::Reader::new(http.clone());
 
     // Feed updates draw at most once a frame; keys at once.
     let frame_time = Duration::from_millis(1000 / u64::from(max_fps.clamp(1, 60)));
@@ -217,6 +223,7 @@ pub async fn run_loop(
                             market_tx_candles.clone(),
                         );
                     }
+                    Effect::Fetch(fetch) => reader.spawn(fetch, fetch_tx.clone()),
                     Effect::RecordFate(id, resolution) => record_fate(&audit, id, &resolution),
                     Effect::RecordHistory(trade) => {
                         if let Some(Err(e)) = history.as_mut().map(|h| h.append(&trade)) {
@@ -246,6 +253,11 @@ pub async fn run_loop(
                 }
             }
         }
+        let queued = app
+            .account
+            .as_ref()
+            .is_some_and(|a| !a.operations.is_empty());
+        queued_tx.send_if_modified(|was| std::mem::replace(was, queued) != queued);
         if draw_now || (app.dirty && last_frame.elapsed() >= frame_time) {
             screen.frame(&mut |f| draw(f, &app, &theme, SystemTime::now()))?;
             app.dirty = false;
@@ -305,6 +317,9 @@ pub async fn run_loop(
                 }
                 pending.push(Message::KeyDone(done.outcome));
                 draw_now = true;
+            }
+            Some(fetched) = fetch_rx.recv() => {
+                pending.push(Message::Fetched(fetched, SystemTime::now()));
             }
             Some(event) = market_rx.recv() => {
                 pending.push(Message::Market(event));

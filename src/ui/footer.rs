@@ -34,10 +34,57 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             ])
         })
         .unwrap_or_default();
-    let bar: Vec<String> = super::hints(app)
-        .into_iter()
-        .map(|h| format!("{} {}", h.key, h.what))
-        .collect();
-    let hints = Line::styled(bar.join(" · "), theme.dim());
+    let hints = Line::styled(bar(super::hints(app), area.width), theme.dim());
     frame.render_widget(Paragraph::new(vec![toast, hints]), area);
+}
+
+/// The hint bar in `width` columns: when it does not fit, the tabs and quit hints go first,
+/// then the pane's last hints, and "help" stays (the help lists every key).
+fn bar(mut hints: Vec<super::Hint>, width: u16) -> String {
+    let text = |hints: &[super::Hint]| {
+        hints
+            .iter()
+            .map(|h| format!("{} {}", h.key, h.what))
+            .collect::<Vec<_>>()
+            .join(" · ")
+    };
+    let fits = |hints: &[super::Hint]| text(hints).chars().count() <= usize::from(width);
+    for what in ["tabs", "quit"] {
+        if fits(&hints) {
+            break;
+        }
+        hints.retain(|h| h.what != what);
+    }
+    while !fits(&hints) && hints.len() > 1 {
+        let last_other = hints.iter().rposition(|h| h.what != "help");
+        match last_other {
+            Some(i) => hints.remove(i),
+            None => break,
+        };
+    }
+    text(&hints)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Hint;
+    use super::bar;
+
+    #[test]
+    fn a_bar_too_wide_drops_tabs_and_quit_then_the_last_pane_hints_and_keeps_help() {
+        let hints = || {
+            vec![
+                Hint::fixed("⏎", "open"),
+                Hint::fixed("/", "search"),
+                Hint::fixed("1-7", "tabs"),
+                Hint::fixed("?", "help"),
+                Hint::fixed("Q", "quit"),
+            ]
+        };
+        let all = "⏎ open · / search · 1-7 tabs · ? help · Q quit";
+        assert_eq!(bar(hints(), 80), all);
+        assert_eq!(bar(hints(), 30), "⏎ open · / search · ? help");
+        assert_eq!(bar(hints(), 16), "⏎ open · ? help");
+        assert_eq!(bar(hints(), 3), "? help", "help is the last to stay");
+    }
 }

@@ -155,20 +155,24 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
 }
 
 /// The tab bar's labels, in order; drawing and mouse clicks both read it.
-const TABS: [(Tab, &str); 4] = [
+const TABS: [(Tab, &str); 7] = [
     (Tab::Trade, "1 Trade"),
     (Tab::Positions, "2 Positions"),
     (Tab::History, "3 History"),
     (Tab::Protocol, "4 Protocol"),
+    (Tab::Leaders, "5 Leaders"),
+    (Tab::Explorer, "6 Explorer"),
+    (Tab::Liquidations, "7 Liquidations"),
 ];
 /// The tab bar's screen row (below the two header lines).
 pub const TAB_ROW: u16 = 2;
 
 /// Which tab a click at `column` of the tab bar hits.
 pub fn tab_at(column: u16) -> Option<Tab> {
+    // One space before the first label and after each: seven tabs fit in 80 columns.
     let mut start = 0u16;
     for (tab, label) in TABS {
-        let end = start + label.chars().count() as u16 + 2;
+        let end = start + label.chars().count() as u16 + 1 + u16::from(start == 0);
         if column < end {
             return Some(tab);
         }
@@ -178,16 +182,15 @@ pub fn tab_at(column: u16) -> Option<Tab> {
 }
 
 pub(super) fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let spans: Vec<Span> = TABS
-        .iter()
-        .map(|(t, label)| {
-            let style = if *t == app.tab {
-                theme.selected()
-            } else {
-                theme.text()
-            };
-            Span::styled(format!(" {label} "), style)
-        })
-        .collect();
+    let mut spans = vec![Span::raw(" ")];
+    for (t, label) in &TABS {
+        let style = if *t == app.tab {
+            theme.selected()
+        } else {
+            theme.text()
+        };
+        spans.push(Span::styled(*label, style));
+        spans.push(Span::raw(" "));
+    }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);
 }

@@ -249,10 +249,47 @@ const FEED: [Column; 8] = [
 
 /// The wallet's entries in the protocol's recent-trades feed (opens, closes, liquidations).
 fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let rows: Vec<&TradeEvent> = app.my_trades.iter().collect();
+    draw_trades(
+        frame,
+        area,
+        " Recent trades of this wallet (the exchange's feed of the last 50 trades) ",
+        &rows,
+        FeedTable::default(),
+        app,
+        theme,
+    );
+}
+
+/// Rows of the exchange's recent-trades feed as a table in the app's units (the History tab's
+/// own wallet, the explorer's wallet or intent).
+/// How a feed table is drawn: whose rows it lists, and the highlighted row if it has a cursor.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct FeedTable {
+    /// Rows of many wallets: each row names its wallet.
+    pub wallets: bool,
+    pub selected: Option<usize>,
+}
+
+const WALLET: Column = Column {
+    title: "WALLET",
+    width: 13,
+    keep: 9,
+};
+
+pub(super) fn draw_trades(
+    frame: &mut Frame,
+    area: Rect,
+    title: &str,
+    trades: &[&TradeEvent],
+    how: FeedTable,
+    app: &App,
+    theme: &Theme,
+) {
     let block = Block::default()
         .borders(Borders::ALL)
-        .title(" Recent trades of this wallet (the exchange's feed of the last 50 trades) ");
-    if app.my_trades.is_empty() {
+        .title(title.to_string());
+    if trades.is_empty() {
         frame.render_widget(
             Paragraph::new("none in the protocol's recent feed")
                 .style(theme.dim())
@@ -261,17 +298,28 @@ fn draw_recent_trades(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         );
         return;
     }
-    let shown = fit(&FEED, area.width.saturating_sub(2));
-    let rows: Vec<Row> = app
-        .my_trades
-        .iter()
-        .map(|t| Row::new(kept(feed_cells(app, t, theme), &shown)))
+    let columns: Vec<Column> = how
+        .wallets
+        .then_some(WALLET)
+        .into_iter()
+        .chain(FEED)
         .collect();
-    let (widths, titles) = layout(&FEED, &shown);
+    let shown = fit(&columns, area.width.saturating_sub(2));
+    let rows: Vec<Row> = trades
+        .iter()
+        .map(|t| {
+            let wallet = how.wallets.then(|| Cell::from(short(&t.wallet)));
+            let cells = wallet.into_iter().chain(feed_cells(app, t, theme));
+            Row::new(kept(cells, &shown))
+        })
+        .collect();
+    let (widths, titles) = layout(&columns, &shown);
     let table = Table::new(rows, widths)
         .header(Row::new(titles).style(theme.title()))
+        .row_highlight_style(theme.selected())
         .block(block);
-    frame.render_widget(table, area);
+    let mut state = TableState::default().with_selected(how.selected);
+    frame.render_stateful_widget(table, area, &mut state);
 }
 
 fn feed_cells<'a>(app: &App, t: &TradeEvent, theme: &Theme) -> Vec<Cell<'a>> {

@@ -7,25 +7,54 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use crate::app::{Action, App, Command, Keymap, Tab};
 
 /// Fixed keys (navigation and dialogs): the only keys besides the keymap's that do anything.
-pub const FIXED: [(&str, &str); 6] = [
+pub const FIXED: [(&str, &str); 7] = [
     ("Enter", "review the order (a dialog restates it)"),
     ("y / n", "in a dialog: sign and send / cancel"),
-    (
-        "1 2 3 4",
-        "Trade, Positions, History, Protocol (Tab ← → h l: cycle)",
-    ),
+    ("1 … 7", "the tabs in the bar's order (Tab ← → h l: cycle)"),
+    ("PgUp PgDn", "Leaders: the page before / after"),
     ("↑ ↓ j k", "move in a table"),
     ("Esc", "close a dialog or leave a field"),
     ("Ctrl-C", "quit"),
 ];
 
+/// Commands the help lists on one line (so every key fits on an 80x24 screen), with what the
+/// line says; the keys are the live keymap's, in this order.
+const GROUPS: [(&[Command], &str); 4] = [
+    (&[Command::Long, Command::Short], "side: long / short"),
+    (
+        &[
+            Command::LeverageDown,
+            Command::LeverageUp,
+            Command::LeverageDown10,
+            Command::LeverageUp10,
+        ],
+        "leverage −1 / +1 / −10 / +10",
+    ),
+    (
+        &[Command::Window, Command::Sort, Command::Reverse],
+        "leaderboard: window 24h…all / sort key / direction",
+    ),
+    (
+        &[Command::CascadeUp, Command::CascadeDown],
+        "liquidations: cascade move +1% / −1%",
+    ),
+];
+
 /// Every key that does something, with what it does: the help overlay's lines.
 pub(crate) fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
-    keymap
-        .bindings()
-        .map(|(key, command)| (key, command.help()))
-        .chain(FIXED.iter().map(|(k, h)| (k.to_string(), *h)))
-        .collect()
+    let mut out = Vec::new();
+    for (key, command) in keymap.bindings() {
+        match GROUPS.iter().find(|(group, _)| group.contains(&command)) {
+            Some((group, what)) if group[0] == command => {
+                let keys: Vec<String> = group.iter().map(|c| keymap.key_of(*c)).collect();
+                out.push((keys.join(" "), *what));
+            }
+            Some(_) => {}
+            None => out.push((key, command.help())),
+        }
+    }
+    out.extend(FIXED.iter().map(|(k, h)| (k.to_string(), *h)));
+    out
 }
 
 /// Translate a key in the current state.
@@ -68,7 +97,7 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if app.show_log {
         return closes(Command::Messages).then_some(Action::ToggleLog);
     }
-    if app.ticket.editing_margin {
+    if app.ticket.editing_margin || app.explore_field().is_some() {
         return match key.code {
             KeyCode::Esc => Some(Action::Escape),
             KeyCode::Enter => Some(Action::Review),
@@ -86,21 +115,21 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if let KeyCode::Char(c) = key.code
         && let Some(command) = app.keymap.command_on(c)
     {
-        // The close key cancels when the cursor is in the pending list.
-        return Some(
-            if command == Command::Close && app.tab == Tab::Positions && app.pending_focus {
+        // The close key cancels when the cursor is in the pending list; the margin key searches
+        // on the panes that have a search.
+        return Some(match command {
+            Command::Close if app.tab == Tab::Positions && app.pending_focus => {
                 Action::CancelPending
-            } else {
-                command.action()
-            },
-        );
+            }
+            Command::Margin if matches!(app.tab, Tab::Leaders | Tab::Explorer) => Action::Search,
+            _ => command.action(),
+        });
     }
     // Only the fixed keys listed in `FIXED` from here on.
     Some(match key.code {
-        KeyCode::Char('1') => Action::Tab(Tab::Trade),
-        KeyCode::Char('2') => Action::Tab(Tab::Positions),
-        KeyCode::Char('3') => Action::Tab(Tab::History),
-        KeyCode::Char('4') => Action::Tab(Tab::Protocol),
+        KeyCode::Char(c @ '1'..='7') => Action::Tab(Tab::of_digit(c)?),
+        KeyCode::PageUp => Action::Page(-1),
+        KeyCode::PageDown => Action::Page(1),
         KeyCode::Tab | KeyCode::Right | KeyCode::Char('l') => Action::Tab(app.tab.next()),
         KeyCode::BackTab | KeyCode::Left | KeyCode::Char('h') => Action::Tab(app.tab.previous()),
         KeyCode::Esc => Action::Escape,

@@ -19,7 +19,7 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
 }
 
 /// `HH:MM:SS` of a unix time, in UTC (the terminal's zone is not known to the process).
-fn time_of_day(at: std::time::SystemTime) -> String {
+pub(super) fn time_of_day(at: std::time::SystemTime) -> String {
     let s = crate::clock::unix_s(at) % 86_400;
     format!("{:02}:{:02}:{:02}", s / 3600, s % 3600 / 60, s % 60)
 }

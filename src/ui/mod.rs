@@ -8,12 +8,16 @@
 mod chart;
 mod columns;
 mod dialog;
+mod explorer;
 mod footer;
 mod header;
 mod help;
 mod history;
 mod key_panel;
 pub mod keymap;
+mod leaders;
+mod liquidations;
+mod loaded;
 mod log;
 pub(crate) mod notify;
 mod pending;
@@ -79,6 +83,9 @@ pub(crate) enum Focus {
     Pending,
     History,
     Protocol,
+    Leaders,
+    Explorer,
+    Liquidations,
 }
 
 pub(crate) fn focus(app: &App) -> Focus {
@@ -103,6 +110,9 @@ fn pane_focus(app: &App) -> Focus {
         Tab::Positions => Focus::Positions,
         Tab::History => Focus::History,
         Tab::Protocol => Focus::Protocol,
+        Tab::Leaders => Focus::Leaders,
+        Tab::Explorer => Focus::Explorer,
+        Tab::Liquidations => Focus::Liquidations,
     }
 }
 
@@ -124,11 +134,17 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Positions => positions::commands(app),
         Focus::Pending => pending::commands(app),
         Focus::History => history::commands(app),
-        Focus::Protocol | Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
+        Focus::Protocol => protocol::commands(app),
+        Focus::Leaders => leaders::commands(app),
+        Focus::Explorer => explorer::commands(app),
+        Focus::Liquidations => liquidations::commands(app),
+        Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
     };
-    if !(pane == Focus::Ticket && app.ticket.editing_margin) {
+    let typing =
+        (pane == Focus::Ticket && app.ticket.editing_margin) || app.explore_field().is_some();
+    if !typing {
         out.extend([
-            Hint::fixed("1-4", "tabs"),
+            Hint::fixed("1-7", "tabs"),
             Hint::command(app, Command::Help, "help"),
             Hint::command(app, Command::Quit, "quit"),
         ]);
@@ -180,6 +196,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
         }
         Tab::History => history::draw(frame, body, app, theme),
         Tab::Protocol => protocol::draw(frame, body, app, theme),
+        Tab::Leaders => leaders::draw(frame, body, app, theme),
+        Tab::Explorer => explorer::draw(frame, body, app, theme, now),
+        Tab::Liquidations => liquidations::draw(frame, body, app, theme),
     }
     footer::draw(frame, footer_area, app, theme, now);
     draw_banner(frame, body, app, theme);

@@ -889,26 +889,57 @@ fn out_of_range_simulator_flags_are_refused_by_name() {
     }
 }
 
-/// `… --json | head`: the reader goes away before the document is written. The command ends
-/// quietly (exit 0, nothing on stderr) instead of panicking on the broken pipe.
+/// `… | head`: the reader goes away before the output is written. The command ends quietly
+/// (exit 0, nothing on stderr) instead of panicking on the broken pipe, with `--json` and
+/// without.
 #[test]
 fn a_reader_that_goes_away_ends_the_command_quietly() {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
-        .args(SEED_QUOTE)
-        .env_clear()
-        .env("HOME", std::env::temp_dir())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Close the read end at once: the command's one write meets a broken pipe.
-    drop(child.stdout.take());
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // The seed's quote without `--json`: the human table and the JSON both meet the pipe.
+    let quote = &SEED_QUOTE[..SEED_QUOTE.len() - 1];
+    for json in [true, false] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
+            .args(quote)
+            .args(json.then_some("--json"))
+            .env_clear()
+            .env("HOME", std::env::temp_dir())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Close the read end at once: the command's first write meets a broken pipe.
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "json {json}: {err}");
+        assert!(!err.contains("panicked"), "json {json}: {err}");
+    }
+}
+
+/// Every command's human output goes through `say!` (which ends quietly on a broken pipe):
+/// a `println!` in the CLI would bring the panic back for that command.
+#[test]
+fn the_cli_prints_through_one_writer() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let mut offenders = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let source = std::fs::read_to_string(&path).unwrap();
+        for (i, line) in source.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            // `eprintln!` and the like are stderr's, which a closed stdout does not affect.
+            let bare = |mac: &str| {
+                code.match_indices(mac)
+                    .any(|(at, _)| !code[..at].ends_with(|c: char| c.is_alphanumeric() || c == '_'))
+            };
+            if bare("print!(") || bare("println!(") {
+                offenders.push(format!("{}:{}: {line}", path.display(), i + 1));
+            }
+        }
+    }
     assert!(
-        !text(&out.stderr).contains("panicked"),
-        "{}",
-        text(&out.stderr)
+        offenders.is_empty(),
+        "use say! instead:\n{}",
+        offenders.join("\n")
     );
 }

@@ -5,8 +5,11 @@
 use std::process::Output;
 
 use alloy_primitives::{Address, U256};
+use papertrade_tui::client::history::HistoryFile;
 use papertrade_tui::protocol::account::AccountState;
+use papertrade_tui::protocol::history::ClosedTrade as HistoryRecord;
 use papertrade_tui::protocol::math::{mint_amount, mint_rate};
+use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::sim::SimConfig;
 use serde_json::Value;
 
@@ -34,6 +37,18 @@ async fn crowded() -> Sim {
 
 /// The binary against `sim` (or, with `None`, against a loopback port nothing listens on).
 async fn run(sim: Option<&Sim>, args: &[&str]) -> Output {
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("data");
+    run_in(sim, home, &data, args).await
+}
+
+/// As [`run`], with `data` as the data dir (kept by the caller), `home` dropped after the run.
+async fn run_in(
+    sim: Option<&Sim>,
+    home: tempfile::TempDir,
+    data: &std::path::Path,
+    args: &[&str],
+) -> Output {
     let (api, info) = match sim {
         Some(s) => (s.server.base_url(), s.server.info_url()),
         None => (
@@ -41,14 +56,13 @@ async fn run(sim: Option<&Sim>, args: &[&str]) -> Output {
             "http://127.0.0.1:9/info".to_string(),
         ),
     };
-    let home = tempfile::tempdir().unwrap();
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
     c.args(args)
         .args(["--api", &api, "--info-url", &info])
         .env_clear()
         .env("HOME", home.path())
         .env("XDG_CONFIG_HOME", home.path().join("config"))
-        .env("PAPERTRADE_TUI_DATA_DIR", home.path().join("data"));
+        .env("PAPERTRADE_TUI_DATA_DIR", data);
     tokio::task::spawn_blocking(move || {
         let out = c.output().unwrap();
         drop(home);
@@ -416,6 +430,108 @@ async fn history_is_the_wallets_feed_closes_newest_first_in_pages() {
     assert_eq!(got, want);
     // The opens in the same feed supply the entries.
     assert!(first["trades"][0]["entry"].is_number());
+}
+
+/// Open and close one position of `t`, followed on `stream`: the close as the stream reported
+/// it, recorded the way the UI records it (with the held position's entry and the market).
+async fn open_and_close(
+    sim: &Sim,
+    t: &mut crate::simkit::Trader,
+    stream: &mut crate::simkit::Stream,
+    trading: &TradingState,
+    leverage: u32,
+) -> HistoryRecord {
+    let (body, id) = t.open(sim.now_s(), 0, true, 100, leverage);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_500).await;
+    assert_eq!(stream.outcome(id).await.0, "succeeded");
+    let held = stream.fold.state().unwrap().open_positions[0].clone();
+    let (body, id) = t.close(sim.now_s(), vec![held.id]);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_500).await;
+    let (outcome, closed) = stream.outcome(id).await;
+    assert_eq!((outcome.as_str(), closed.len()), ("succeeded", 1));
+    let market = trading.market_by_id(held.instrument_id);
+    HistoryRecord::new(closed[0].clone(), Some(&held), market, sim.now_s() * 1000)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_adds_the_wallets_history_file_once_per_position_beside_the_feed() {
+    let sim = Sim::start(SimConfig {
+        seed: 11,
+        crowd: 60,
+        manual_clock: true,
+        heartbeat_ms: 200,
+        relayer_delay_ms: 500,
+        ..SimConfig::default()
+    })
+    .await;
+    let (_, trading) = sim.get("/state/trading").await;
+    let trading = TradingState::decode(&trading.to_string()).unwrap();
+    let mut t = sim.trader(5_000).await;
+    let mut stream = sim.stream(t.address()).await;
+    let old = open_and_close(&sim, &mut t, &mut stream, &trading, 10).await;
+    // The crowd trades until the feed (the latest 50) no longer lists the old close.
+    let in_feed = |feed: &Value, id: U256| {
+        feed["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["positionId"] == id.to_string())
+    };
+    for _ in 0..60 {
+        if !in_feed(&sim.get("/query/protocol/trades/recent").await.1, old.id()) {
+            break;
+        }
+        sim.advance(20_000).await;
+    }
+    let recent = open_and_close(&sim, &mut t, &mut stream, &trading, 20).await;
+    let (_, feed) = sim.get("/query/protocol/trades/recent").await;
+    assert!(!in_feed(&feed, old.id()), "the old close left the feed");
+    assert!(in_feed(&feed, recent.id()));
+    drop(stream);
+
+    let home = tempfile::tempdir().unwrap();
+    let data = home.path().join("data");
+    let mut file = HistoryFile::new(&data, t.address());
+    // The recent close twice (a later line filling the exit, as the UI writes it): one row.
+    let mut filled = recent.clone();
+    filled.exit_raw = Some(filled.entry_raw.unwrap() + 1);
+    for r in [&old, &recent, &filled] {
+        file.append(r).unwrap();
+    }
+    let w = t.wallet_hex();
+    let out = run_in(Some(&sim), home, &data, &["history", &w, "--json"]).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["total"], 2, "{v}");
+    assert_eq!(v["history_file"]["records"], 2);
+    let rows = v["trades"].as_array().unwrap();
+    let ids: Vec<&str> = rows
+        .iter()
+        .map(|r| r["position_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, [recent.id().to_string(), old.id().to_string()]);
+    assert_eq!(
+        rows[0]["sources"],
+        serde_json::json!(["history_file", "feed"])
+    );
+    assert_eq!(rows[1]["sources"], serde_json::json!(["history_file"]));
+    // The old close's figures are the stream's, exactly, as the file kept them.
+    assert_eq!(rows[1]["net_pnl_raw"], old.closed.net_pnl.to_string());
+    assert_eq!(
+        rows[1]["paper_minted_raw"],
+        old.closed.paper_minted.to_string()
+    );
+    assert_eq!(rows[1]["leverage"], 10);
+    assert_eq!(rows[1]["time"], old.seen_at_ms);
+    assert!(rows[1]["entry"].is_number());
+
+    // Without the file, the old close is not available from this exchange.
+    let bare = json(&sim, &["history", &w]).await;
+    assert_eq!(bare["total"], 1);
+    assert_eq!(bare["trades"][0]["sources"], serde_json::json!(["feed"]));
+    assert_eq!(bare["history_file"]["records"], 0);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

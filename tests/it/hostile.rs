@@ -46,6 +46,8 @@ pub enum Reply {
     Trickle,
     /// Read the request, never answer.
     Silent,
+    /// `429 Too Many Requests` with `Retry-After` in whole seconds.
+    TooMany(u64),
 }
 
 /// One account-stream connection.
@@ -112,6 +114,10 @@ pub struct Plan {
     pub intents: Reply,
     /// Stream connections in order; the last one repeats.
     pub streams: VecDeque<Conn>,
+    /// The stream of one wallet (lowercase `0x…`), whatever `streams` holds.
+    pub wallet_streams: Vec<(String, Conn)>,
+    /// `GET /state/leaderboard/accounts` answers in order; the last one repeats.
+    pub leaderboard: VecDeque<Reply>,
 }
 
 impl Plan {
@@ -136,7 +142,18 @@ impl Default for Plan {
                 1,
                 Tail::Heartbeats(Duration::from_millis(300)),
             )]),
+            wallet_streams: Vec::new(),
+            leaderboard: VecDeque::from([Reply::Json(leaderboard_page(&[]))]),
         }
+    }
+}
+
+/// The next of `replies`: the first, taken, while more follow; the last repeats.
+fn next_of<T: Clone>(replies: &mut VecDeque<T>) -> T {
+    if replies.len() > 1 {
+        replies.pop_front().unwrap()
+    } else {
+        replies[0].clone()
     }
 }
 
@@ -218,13 +235,14 @@ async fn handle(mut socket: TcpStream, plan: Arc<Mutex<Plan>>, log: Arc<Mutex<Ve
         let mut plan = plan.lock().unwrap();
         match route.as_str() {
             "/state/user/live" => {
-                let conn = if plan.streams.len() > 1 {
-                    plan.streams.pop_front().unwrap()
-                } else {
-                    plan.streams[0].clone()
+                let wallet = path.split("wallet=").nth(1).unwrap_or_default();
+                let conn = match plan.wallet_streams.iter().find(|(w, _)| w == wallet) {
+                    Some((_, conn)) => conn.clone(),
+                    None => next_of(&mut plan.streams),
                 };
                 (Some(conn), None)
             }
+            "/state/leaderboard/accounts" => (None, Some(next_of(&mut plan.leaderboard))),
             "/state/trading" => (None, Some(plan.trading.clone())),
             "/info" => {
                 let request: Value = serde_json::from_slice(&body).unwrap_or_default();
@@ -361,6 +379,15 @@ async fn answer(out: &mut Out, reply: Reply) -> std::io::Result<()> {
             }
         }
         Reply::Silent => out.hold().await,
+        Reply::TooMany(seconds) => {
+            let body = r#"{"ok":false,"error":"rate_limited"}"#;
+            let extra = format!(
+                "retry-after: {seconds}\r\ncontent-length: {}\r\n",
+                body.len()
+            );
+            out.write(head(429, &extra).as_bytes()).await?;
+            out.write(body.as_bytes()).await
+        }
     }
 }
 
@@ -399,9 +426,14 @@ pub fn wallet_event(data: &str) -> String {
 
 /// A consistent snapshot of `WALLET`: $1000, nothing open.
 pub fn snapshot(revision: u64) -> String {
+    snapshot_of(WALLET, revision)
+}
+
+/// A consistent snapshot of `wallet`: $1000, nothing open.
+pub fn snapshot_of(wallet: &str, revision: u64) -> String {
     let usd = "1000000000000000000000";
     format!(
-        r#"{{"address":"{WALLET}","indexedThroughBlock":100,"indexedThroughTimestamp":1791862827,"sessionKeys":[],"walletRevision":90,"queueRevision":"1","balance":"{usd}","queued":"0","locked":"0","funds":{{"reservedBalance":"0","reservedQueued":"0","availableBalance":"{usd}","availableQueued":"0"}},"queueNodeCount":0,"consumableDebt":"0","paper":{{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"}},"lifetime":{{"depositedRaw":"{usd}","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"}},"openPositions":[],"operations":[],"accountRevision":{revision}}}"#
+        r#"{{"address":"{wallet}","indexedThroughBlock":100,"indexedThroughTimestamp":1791862827,"sessionKeys":[],"walletRevision":90,"queueRevision":"1","balance":"{usd}","queued":"0","locked":"0","funds":{{"reservedBalance":"0","reservedQueued":"0","availableBalance":"{usd}","availableQueued":"0"}},"queueNodeCount":0,"consumableDebt":"0","paper":{{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"}},"lifetime":{{"depositedRaw":"{usd}","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"}},"openPositions":[],"operations":[],"accountRevision":{revision}}}"#
     )
 }
 
@@ -410,6 +442,25 @@ pub fn unappliable_patch(base: u64) -> String {
     format!(
         r#"{{"address":"{WALLET}","accountRevision":{},"baseAccountRevision":{base},"addedPositions":[],"removedPositionIds":["411276"],"addedOperations":[],"removedOperationIds":[]}}"#,
         base + 1
+    )
+}
+
+/// One leaderboard page listing `wallets` (a single page), open notional descending.
+pub fn leaderboard_page(wallets: &[&str]) -> String {
+    let rows: Vec<String> = wallets
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            format!(
+                r#"{{"address":"{w}","leaderboardName":null,"currentOpenNotional":"{}"}}"#,
+                (wallets.len() - i) as u128 * 1_000_000_000_000_000_000_000
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"ok":true,"summary":{{"uniqueAccounts":{},"trackedBalance":"0"}},"accounts":[{}],"pageInfo":{{"totalPages":1}}}}"#,
+        wallets.len(),
+        rows.join(",")
     )
 }
 
@@ -958,5 +1009,123 @@ fn error_bodies_and_submission_answers_are_capped_too() {
             sent <= limits::ANSWER_CAP as u64 + BUFFER_SLACK,
             "{path}: {sent} bytes"
         );
+    }
+}
+
+#[test]
+fn an_oversize_leaderboard_page_is_refused_within_its_cap_naming_it() {
+    // The board itself and the scan behind the liquidation views read it the same way.
+    for (args, reply) in [
+        (&["leaderboard"][..], Reply::Endless(200)),
+        (&["leaderboard"][..], Reply::Declared(1_500_000_000)),
+        (&["bust-map", "--market", "BTC"][..], Reply::Endless(200)),
+    ] {
+        let server = Hostile::start(Plan {
+            leaderboard: VecDeque::from([reply]),
+            ..Plan::default()
+        });
+        let app = Running::spawn(&server.args(args));
+        let (code, _, err, took) = app.finish(Duration::from_secs(20));
+        let err = text(&err);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("/state/leaderboard/accounts")
+                && err.contains(&mib(limits::LEADERBOARD_CAP)),
+            "{args:?}: {err}"
+        );
+        assert!(took < Duration::from_secs(10), "{args:?} took {took:?}");
+        let sent: u64 = server
+            .served("/state/leaderboard/accounts")
+            .iter()
+            .map(|s| s.bytes.load(Ordering::Relaxed))
+            .sum();
+        assert!(
+            sent <= limits::LEADERBOARD_CAP as u64 + BUFFER_SLACK,
+            "{args:?}: the client read {sent} bytes"
+        );
+    }
+}
+
+#[test]
+fn a_stalled_snapshot_in_a_scan_fails_that_wallet_alone() {
+    use papertrade_tui::client::scan::SNAPSHOT_TIMEOUT;
+    let wallets = [
+        "0x00000000000000000000000000000000000000a1",
+        "0x00000000000000000000000000000000000000a2",
+        "0x00000000000000000000000000000000000000a3",
+    ];
+    let synced = |w: &str| Conn {
+        headers: true,
+        opening: format!(
+            ": connected\n\n{}{}",
+            liveness(1000),
+            wallet_event(&snapshot_of(w, 1))
+        ),
+        tail: Tail::Heartbeats(Duration::from_millis(300)),
+    };
+    // The second wallet's stream answers its headers and then says nothing.
+    let server = Hostile::start(Plan {
+        leaderboard: VecDeque::from([Reply::Json(leaderboard_page(&wallets))]),
+        wallet_streams: vec![
+            (wallets[0].into(), synced(wallets[0])),
+            (wallets[1].into(), Conn::headers_only()),
+            (wallets[2].into(), synced(wallets[2])),
+        ],
+        ..Plan::default()
+    });
+    let app = Running::spawn(&server.args(&["bust-map", "--market", "BTC", "--json"]));
+    let (code, out, err, took) = app.finish(SNAPSHOT_TIMEOUT * 3);
+    assert_eq!(code, Some(0), "{}", text(&err));
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    let scan = &v["scan"];
+    assert_eq!(scan["walletsListed"], 3, "{scan}");
+    assert_eq!(scan["walletsScanned"], 2, "{scan}");
+    let failed = scan["walletsFailed"].as_array().unwrap();
+    assert_eq!(failed.len(), 1, "{scan}");
+    assert_eq!(failed[0]["wallet"], wallets[1]);
+    assert!(
+        failed[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("no snapshot in time"),
+        "{scan}"
+    );
+    // The stall costs its own timeout, read beside the others, not one after another.
+    assert!(took >= SNAPSHOT_TIMEOUT, "{took:?}");
+    assert!(took < SNAPSHOT_TIMEOUT + Duration::from_secs(8), "{took:?}");
+}
+
+#[test]
+fn a_429_on_the_leaderboard_is_retried_after_its_retry_after_and_not_before() {
+    let wallets = ["0x00000000000000000000000000000000000000a1"];
+    let server = Hostile::start(Plan {
+        leaderboard: VecDeque::from([Reply::TooMany(2), Reply::Json(leaderboard_page(&wallets))]),
+        ..Plan::default()
+    });
+    let app = Running::spawn(&server.args(&["leaderboard", "--json"]));
+    let (code, out, err, _) = app.finish(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{}", text(&err));
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["accounts"][0]["address"], wallets[0], "{v}");
+    let served = server.served("/state/leaderboard/accounts");
+    assert_eq!(served.len(), 2, "one refusal, one retry");
+    let waited = served[1].at - served[0].at;
+    assert!(waited >= Duration::from_secs(2), "retried after {waited:?}");
+    assert!(waited < Duration::from_secs(4), "retried after {waited:?}");
+}
+
+#[test]
+fn a_leaderboard_page_that_says_ok_false_is_an_error_not_an_empty_board() {
+    let refused = leaderboard_page(&[]).replace(r#""ok":true"#, r#""ok":false"#);
+    for args in [&["leaderboard"][..], &["bust-map", "--market", "BTC"][..]] {
+        let server = Hostile::start(Plan {
+            leaderboard: VecDeque::from([Reply::Json(refused.clone())]),
+            ..Plan::default()
+        });
+        let app = Running::spawn(&server.args(args));
+        let (code, _, err, _) = app.finish(Duration::from_secs(20));
+        let err = text(&err);
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        assert!(err.contains("ok: false"), "{args:?}: {err}");
     }
 }

@@ -21,6 +21,7 @@ struct Held {
     id: U256,
     market: u32,
     is_long: bool,
+    leverage: u32,
     notional: u128,
     entry: u64,
     bust: u64,
@@ -49,6 +50,7 @@ fn held(sim: &Sim) -> Vec<Held> {
                     id: p.id,
                     market: p.instrument_id,
                     is_long: p.is_long,
+                    leverage: p.leverage,
                     notional: p.margin * u128::from(p.leverage),
                     entry: p.entry_price,
                     bust: p.bust_price,
@@ -151,6 +153,51 @@ async fn the_crowd_starts_with_a_book_on_both_sides_at_many_leverages() {
         .map(|h| (h.id, h.entry, h.bust))
         .collect();
     assert_eq!(a, b);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_top_of_the_book_by_open_notional_spans_leverages_and_its_busts_spread() {
+    let sim = crowded(150).await;
+    let book = held(&sim);
+    // The 20 wallets with the most open notional, as the scan picks them.
+    let mut by_wallet: std::collections::BTreeMap<Address, u128> = Default::default();
+    for h in &book {
+        *by_wallet.entry(h.wallet).or_default() += h.notional;
+    }
+    let mut wallets: Vec<(Address, u128)> = by_wallet.into_iter().collect();
+    wallets.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let top: std::collections::BTreeSet<Address> =
+        wallets.iter().take(20).map(|(w, _)| *w).collect();
+    let mut per_leverage: std::collections::BTreeMap<u32, u128> = Default::default();
+    for h in book.iter().filter(|h| top.contains(&h.wallet)) {
+        *per_leverage.entry(h.leverage).or_default() += h.notional;
+    }
+    let total: u128 = per_leverage.values().sum();
+    assert!(per_leverage.len() >= 5, "{per_leverage:?}");
+    assert!(
+        per_leverage.keys().any(|l| *l <= 10) && per_leverage.keys().any(|l| *l >= 500),
+        "{per_leverage:?}"
+    );
+    assert!(
+        per_leverage.values().all(|n| *n * 2 < total),
+        "no leverage holds half the top's notional: {per_leverage:?}"
+    );
+    // Busts lie several percent either side of the mark, not all at it.
+    let mark = u128::from(mark(&sim, 0));
+    let btc: Vec<&Held> = book.iter().filter(|h| h.market == 0).collect();
+    let away_bps = |h: &Held| u128::from(h.bust).abs_diff(mark) * 10_000 / mark;
+    assert!(btc.iter().any(|h| h.is_long && away_bps(h) >= 500));
+    assert!(btc.iter().any(|h| !h.is_long && away_bps(h) >= 500));
+    let btc_total: u128 = btc.iter().map(|h| h.notional).sum();
+    let at_mark: u128 = btc
+        .iter()
+        .filter(|h| away_bps(h) < 50)
+        .map(|h| h.notional)
+        .sum();
+    assert!(
+        at_mark * 3 < btc_total * 2,
+        "busts within 0.5% of the mark hold {at_mark} of {btc_total}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

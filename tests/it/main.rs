@@ -3,6 +3,8 @@
 mod alerts;
 mod cli;
 mod decoders;
+mod explore_run;
+mod explore_ui;
 mod explorer;
 mod hostile;
 mod key_setup_ui;
@@ -12,6 +14,7 @@ mod mcp;
 mod properties;
 mod pty;
 mod readme;
+mod screen;
 mod sim;
 mod simkit;
 mod support;

@@ -48,6 +48,7 @@ fn reads(sim: &Sim) -> Reads {
             &sim.server.info_url(),
             HttpConfig::default(),
         ),
+        data_dir: std::env::temp_dir().join("papertrade-tui-mcp-test-no-history"),
         deadlines: Deadlines::default(),
     }
 }
@@ -672,6 +673,7 @@ async fn bad_calls_are_results_that_say_what_to_do_and_an_unknown_tool_is_invali
             &format!("http://{closed}/info"),
             HttpConfig::default(),
         ),
+        data_dir: std::env::temp_dir().join("papertrade-tui-mcp-test-no-history"),
         deadlines: Deadlines::default(),
     };
     let client = connect(Server::new(gone, &[]), ProtocolVersion::V_2025_06_18).await;

@@ -1100,10 +1100,12 @@ async fn account_read_failures_are_filed_under_their_own_sources() {
         },
     );
     let (tx, mut rx) = mpsc::channel(8);
+    let (_queued, queued_rx) = tokio::sync::watch::channel(true);
     let task = spawn_account_reads(
         http,
         Address::with_last_byte(5),
         Duration::from_secs(60),
+        queued_rx,
         tx,
     );
     let mut failed = Vec::new();
@@ -1124,6 +1126,47 @@ async fn account_read_failures_are_filed_under_their_own_sources() {
         [Source::QueueRank, Source::RecentTrades],
         "{failed:?}"
     );
+}
+
+/// The queue rank is asked for only while the wallet has something queued: a quiet session
+/// polls the recent trades alone, and a new queued intent has its place read at once, not at
+/// the next tick.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_queue_rank_is_polled_only_while_something_is_queued() {
+    use papertrade_tui::client::market::spawn_account_reads;
+    use papertrade_tui::feed::market::MarketEvent;
+    let sim = Sim::manual().await;
+    let http = ExchangeHttp::new(
+        &sim.server.base_url(),
+        &sim.server.info_url(),
+        HttpConfig::default(),
+    );
+    let (tx, mut rx) = mpsc::channel(8);
+    let (queued, queued_rx) = tokio::sync::watch::channel(false);
+    let task = spawn_account_reads(
+        http,
+        Address::with_last_byte(5),
+        Duration::from_secs(60),
+        queued_rx,
+        tx,
+    );
+    let first = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        matches!(first, MarketEvent::RecentTrades(..)),
+        "the first tick asks only the trades: {first:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(rx.try_recv().is_err(), "no rank was asked for");
+    queued.send_replace(true);
+    let ranked = tokio::time::timeout(Duration::from_secs(10), rx.recv())
+        .await
+        .expect("the rank is read at once, well before the 60 s tick")
+        .unwrap();
+    assert!(matches!(ranked, MarketEvent::QueueRank(..)), "{ranked:?}");
+    task.abort();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use crate::screen::text;
 use alloy_primitives::Address;
 use futures::channel::mpsc::{UnboundedSender, unbounded};
 use papertrade_tui::app::Mode;
@@ -200,17 +201,4 @@ impl Ui {
             .unwrap_or_else(|_| panic!("q did not end the loop within 3 s; the screen:\n{screen}"))
             .expect("the UI loop panicked")
     }
-}
-
-fn text(buffer: &Buffer) -> String {
-    let area = buffer.area;
-    (area.top()..area.bottom())
-        .map(|y| {
-            let line: String = (area.left()..area.right())
-                .map(|x| buffer[(x, y)].symbol())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }

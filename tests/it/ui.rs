@@ -3,15 +3,13 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use crate::screen::screen;
 use papertrade_tui::app::{App, KeyStatus, Message, Mode, Tab};
 use papertrade_tui::feed::account::StreamEvent;
 use papertrade_tui::feed::market::{MarketEvent, Source};
 use papertrade_tui::protocol::account::{ClosedPosition, Frame};
 use papertrade_tui::protocol::history::{ClosedTrade, LoadedHistory};
 use papertrade_tui::protocol::trading::TradingState;
-use papertrade_tui::ui::{draw, theme::Theme};
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 
 const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[["0x3f531f402502754977d21725fa31bfaacbed3562","1794285240"]],"walletRevision":48399562,"queueRevision":"881","balance":"234249163328500998503","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"234249163328500998503","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",1,false,false,"251250","10000000000000000000",100,"253640",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
 
@@ -150,23 +148,6 @@ fn fixture(mode: Mode) -> App {
     app.clock = now();
     app.toast("intent 0x71a9f6c0… succeeded", false);
     app
-}
-
-fn screen(app: &App, width: u16, height: u16) -> String {
-    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
-    terminal
-        .draw(|f| draw(f, app, &Theme::plain(), app.clock))
-        .unwrap();
-    let buffer = terminal.backend().buffer();
-    (0..height)
-        .map(|y| {
-            let line: String = (0..width)
-                .map(|x| buffer[(x, y)].symbol().to_string())
-                .collect();
-            line.trim_end().to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 #[test]
@@ -661,14 +642,14 @@ fn help_lists_the_live_keymap() {
     let s = screen(&app, 80, 24);
     // Written out here, not taken from the code under test: every default key and what it does.
     let expected = [
-        ("B", "side: long"),
-        ("S", "side: short"),
+        ("B S", "side: long / short"),
         ("/", "edit the margin"),
         ("M", "next market"),
-        ("[", "leverage −1"),
-        ("]", "leverage +1"),
-        ("{", "leverage −10"),
-        ("}", "leverage +10"),
+        ("[ ] { }", "leverage −1 / +1 / −10 / +10"),
+        ("E", "the message log"),
+        ("G", "session key"),
+        ("W O R", "leaderboard: window"),
+        ("+ -", "cascade move"),
         ("C", "chart interval"),
         ("Space", "mark a position"),
         ("X", "close marked/highlighted positions"),
@@ -873,7 +854,7 @@ fn the_hint_bar_follows_the_focus() {
 fn remapped_keys_drive_the_ticket_and_the_hints() {
     let mut app = fixture(Mode::Demo);
     let overrides = [
-        ("long".to_string(), "o".to_string()),
+        ("long".to_string(), "u".to_string()),
         ("short".to_string(), "p".to_string()),
     ]
     .into_iter()
@@ -883,11 +864,11 @@ fn remapped_keys_drive_the_ticket_and_the_hints() {
     assert!(!app.ticket.is_long);
     press(&mut app, KeyCode::Char('b'));
     assert!(!app.ticket.is_long, "b is no longer bound");
-    press(&mut app, KeyCode::Char('o'));
+    press(&mut app, KeyCode::Char('u'));
     assert!(app.ticket.is_long);
-    assert!(screen(&app, 80, 24).contains("O/P side"));
+    assert!(screen(&app, 80, 24).contains("U/P side"));
     press(&mut app, KeyCode::Char('?'));
-    assert!(screen(&app, 120, 40).contains("side: short"));
+    assert!(screen(&app, 120, 40).contains("U P  side: long / short"));
 }
 
 #[test]
@@ -1621,4 +1602,148 @@ fn only_the_tickets_mark_age_is_woken_for() {
         app.next_wake(),
         Some(now() + Duration::from_secs(3) + Duration::from_nanos(1))
     );
+}
+
+/// A leaderboard page as the exchange serves it: three wallets (the session's own among them,
+/// one with a name carrying an escape sequence), 60 on the board.
+fn board_page() -> papertrade_tui::protocol::leaderboard::LeaderboardPage {
+    serde_json::from_value(serde_json::json!({
+        "ok": true,
+        "summary": {"uniqueAccounts": 60, "trackedBalance": "0"},
+        "pageInfo": {"totalPages": 3},
+        "accounts": [
+            {"address": "0x00000000000000000000000000000000000000b1", "leaderboardName": "whale\u{1b}[31m 🐋",
+             "totalWindowedPnl": "1234560000000000000000", "totalVolume": "987654000000000000000000",
+             "currentOpenPositionCount": 3, "currentBalance": "50000000000000000000000"},
+            {"address": "0xa9f28db0543b215eb2705740f10258c3d000cefd", "leaderboardName": null,
+             "totalWindowedPnl": "20500000000000000000", "totalVolume": "1000000000000000000000",
+             "currentOpenPositionCount": 2, "currentBalance": "234249163328500998503"},
+            {"address": "0x00000000000000000000000000000000000000b3", "leaderboardName": "tortoise",
+             "totalWindowedPnl": "-75250000000000000000", "totalVolume": "50000000000000000000",
+             "currentOpenPositionCount": 0, "currentBalance": "100000000000000000000"}
+        ]
+    }))
+    .unwrap()
+}
+
+/// The Leaders tab with a page folded in, and the Explorer on a wallet of it, at both sizes.
+#[test]
+fn leaders_and_explorer_at_both_sizes() {
+    use papertrade_tui::app::explore::{Fetch, Fetched, WalletRead};
+    let mut app = fixture(Mode::Demo);
+    press(&mut app, KeyCode::Char('5'));
+    let request = app.explore.leaders.request();
+    app.handle(Message::Fetched(
+        Fetched::Leaderboard(request, Ok(vec![(0, board_page())])),
+        now(),
+    ));
+    for (w, h) in [(80, 24), (120, 40)] {
+        insta::assert_snapshot!(format!("leaders_{w}x{h}"), screen(&app, w, h));
+    }
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("whale 🐋") && !s.contains('\u{1b}'), "{s}");
+    // Enter opens the highlighted wallet, read-only.
+    let effects = press(&mut app, KeyCode::Enter);
+    let wallet: alloy_primitives::Address = "0x00000000000000000000000000000000000000b1"
+        .parse()
+        .unwrap();
+    assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(wallet))));
+    let mut account: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+    account["address"] = serde_json::json!(format!("{wallet:#x}"));
+    account["operations"] = serde_json::json!([[
+        "0xbacd5a3f1cd8bd1b7bfd0a16bd56a5a51d8f3dd6a5c6e6e6c1f8d2b8e2b14937",
+        "openPosition",
+        0,
+        false,
+        false,
+        "10000000000000000000",
+        100,
+        1791862862888u64,
+        "1791862952",
+        null
+    ]]);
+    let Frame::Snapshot(account) = Frame::decode(&account.to_string()).unwrap() else {
+        panic!()
+    };
+    let ranks = papertrade_tui::protocol::leaderboard::Window::ALL
+        .into_iter()
+        .map(
+            |window| papertrade_tui::analytics::leaderboard::WindowRank {
+                window,
+                rank: Some(1),
+                pnl: Some(1_234_560_000_000_000_000_000),
+                scanned: 60,
+                complete: true,
+            },
+        )
+        .collect();
+    app.handle(Message::Fetched(
+        Fetched::Wallet(
+            wallet,
+            Ok(Box::new(WalletRead {
+                account: *account,
+                ranks,
+                name: Some("whale 🐋".into()),
+            })),
+        ),
+        now(),
+    ));
+    // The feed lists a trade of this wallet: the explorer shows it under its positions.
+    let feed: papertrade_tui::protocol::stats::RecentTrades =
+        serde_json::from_str(FEED_TWO).unwrap();
+    app.handle(Message::Market(MarketEvent::RecentTrades(
+        Box::new(feed),
+        now(),
+    )));
+    for (w, h) in [(80, 24), (120, 40)] {
+        insta::assert_snapshot!(format!("explorer_{w}x{h}"), screen(&app, w, h));
+    }
+    // An intent id typed into the explorer is looked up in the feed; Enter opens its wallet.
+    press(&mut app, KeyCode::Char('/'));
+    type_text(
+        &mut app,
+        "0x2222222222222222222222222222222222222222222222222222222222222222",
+    );
+    assert!(
+        press(&mut app, KeyCode::Enter).is_empty(),
+        "nothing more is read"
+    );
+    insta::assert_snapshot!("explorer_lookup_80x24", screen(&app, 80, 24));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.explore.explorer.found, None);
+    assert_eq!(app.explore.explorer.wallet, Some(wallet));
+}
+
+/// Two trades of the exchange's recent feed: a liquidation of 0x…b1 and an open of 0x…b3.
+const FEED_TWO: &str = r#"{"ok":true,"count":2,"events":[
+          {"seq":"2","ts":1791862860000,"wallet":"0x00000000000000000000000000000000000000b1","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":50,"notionalUsd":2500,"intentId":"0x2222222222222222222222222222222222222222222222222222222222222222","positionId":"411300","kind":"liq","entry":null,"exit":84100.5,"pnlUsd":-50},
+          {"seq":"1","ts":1791862800000,"wallet":"0x00000000000000000000000000000000000000b3","instrument":"ETH","instrumentId":1,"instrumentTerminal":false,"side":"long","leverage":10,"notionalUsd":100,"intentId":null,"positionId":"411299","kind":"open","entry":2500.25,"exit":null,"pnlUsd":null}
+        ]}"#;
+
+/// Before any wallet, the explorer lists the exchange's latest trades; Enter opens the
+/// highlighted trader's wallet.
+#[test]
+fn the_explorer_starts_from_the_exchanges_latest_trades() {
+    use papertrade_tui::app::explore::Fetch;
+    let mut app = fixture(Mode::Watch);
+    let feed: papertrade_tui::protocol::stats::RecentTrades =
+        serde_json::from_str(FEED_TWO).unwrap();
+    app.handle(Message::Market(MarketEvent::RecentTrades(
+        Box::new(feed),
+        now(),
+    )));
+    press(&mut app, KeyCode::Char('6'));
+    insta::assert_snapshot!("explorer_home_80x24", screen(&app, 80, 24));
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    let effects = press(&mut app, KeyCode::Enter);
+    let b3: alloy_primitives::Address = "0x00000000000000000000000000000000000000b3"
+        .parse()
+        .unwrap();
+    assert_eq!(
+        app.explore.explorer.wallet,
+        Some(b3),
+        "the second row's trader"
+    );
+    assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(b3))));
 }

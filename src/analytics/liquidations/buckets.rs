@@ -50,24 +50,32 @@ pub struct Bucket {
     pub cumulative_short: u128,
 }
 
+/// The round bucket sizes, smallest first: 1, 2 and 5 × 10^k raw units, up to `u64::MAX`.
+fn round_steps() -> impl Iterator<Item = u64> {
+    (0..=19u32)
+        .filter_map(|k| 10u64.checked_pow(k))
+        .flat_map(|power| {
+            [1u64, 2, 5]
+                .into_iter()
+                .filter_map(move |m| power.checked_mul(m))
+        })
+}
+
 /// The default bucket for a market at `mark` (raw): about 0.25% of the mark, rounded down to
 /// 1, 2 or 5 × 10^k raw units ($200 for BTC near $83,000, $5 for ETH near $2,500).
 pub fn default_bucket(mark: u64) -> u64 {
     let target = (mark / 400).max(1);
-    let mut best = 1;
-    let mut power: u64 = 1;
-    loop {
-        for m in [1u64, 2, 5] {
-            match power.checked_mul(m) {
-                Some(step) if step <= target => best = step,
-                _ => return best,
-            }
-        }
-        match power.checked_mul(10) {
-            Some(next) => power = next,
-            None => return best,
-        }
-    }
+    round_steps()
+        .take_while(|s| *s <= target)
+        .last()
+        .unwrap_or(1)
+}
+
+/// The smallest round bucket (1, 2 or 5 × 10^k raw units) of which `buckets` cover `span` raw
+/// price units: a ladder with `buckets` rows each side of the mark reaches at least `span`.
+pub fn covering_bucket(span: u64, buckets: u64) -> u64 {
+    let target = span.div_ceil(buckets.max(1)).max(1);
+    round_steps().find(|s| *s >= target).unwrap_or(u64::MAX)
 }
 
 /// The standing positions (mark not yet at their bust) bucketed by bust price, keyed by
@@ -386,6 +394,19 @@ mod tests {
         assert_eq!(default_bucket(1), 1);
         assert_eq!(default_bucket(4_000), 10);
         assert_eq!(default_bucket(u64::MAX), 20_000_000_000_000_000);
+    }
+
+    #[test]
+    fn covering_buckets_are_round_and_reach_the_span() {
+        // 5% of 83,010.5 (raw 830,105 at 10) is 41,505 raw: 6 rows need 6,918 each → 10,000.
+        assert_eq!(covering_bucket(41_505, 6), 10_000);
+        assert_eq!(covering_bucket(41_505, 14), 5_000);
+        assert_eq!(covering_bucket(2_000, 10), 200);
+        assert_eq!(covering_bucket(0, 0), 1);
+        assert_eq!(covering_bucket(u64::MAX, 1), u64::MAX);
+        for (span, rows) in [(41_505u64, 6u64), (7, 3), (999_999, 13)] {
+            assert!(covering_bucket(span, rows) * rows >= span);
+        }
     }
 
     #[test]

@@ -12,12 +12,13 @@ pub mod buckets;
 pub mod closest;
 pub mod coverage;
 pub mod json;
+pub mod scanned;
 pub mod wallet;
 
 pub use book::{AtRisk, Book, Danger, book};
 pub use buckets::{
     Bucket, BustMap, Cascade, Cluster, ClusterSummary, LiquidationMap, bust_map, cascade, clusters,
-    default_bucket, liquidation_map,
+    covering_bucket, default_bucket, liquidation_map,
 };
 pub use closest::{ClosestQuery, closest};
 pub use coverage::{Coverage, coverage};

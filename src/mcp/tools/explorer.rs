@@ -212,7 +212,7 @@ pub(super) async fn history(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failu
         })?,
     };
     let filter = a.text("filter").unwrap_or_else(|| "all".into());
-    let value = report::history(&reads.http, address, &filter, page, 75, 0)
+    let value = report::history(&reads.http, &reads.data_dir, address, &filter, page, 75, 0)
         .await
         .map_err(fail)?
         .json();
