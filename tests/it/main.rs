@@ -20,3 +20,4 @@ mod trading;
 mod tui_run;
 mod ui;
 mod vectors;
+mod warmup;
