@@ -407,7 +407,19 @@ pub(crate) struct EngineArgs {
     /// Time moves only when POST /sim/clock says so (repeatable runs with --seed).
     #[arg(long)]
     pub manual_clock: bool,
+    /// Hours of past the exchange starts with (0 to 1440): the crowd trades through them along
+    /// the charted prices, so leaderboard windows, the trades feed and protocol history have
+    /// shape from the start. 0: no past.
+    #[arg(
+        long,
+        default_value_t = DEFAULT_WARMUP_HOURS,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_WARMUP_MS / 3_600_000)
+    )]
+    pub warmup_hours: u64,
 }
+
+/// 32 days: past the 30-day window, so every leaderboard window (24h, 7d, 30d, all) differs.
+const DEFAULT_WARMUP_HOURS: u64 = 32 * 24;
 
 #[derive(Debug, Args)]
 pub(crate) struct DemoArgs {

@@ -79,6 +79,7 @@ fn config(a: &EngineArgs, controls: bool) -> Result<SimConfig, CliError> {
         heartbeat_ms: a.heartbeat_ms,
         controls,
         manual_clock: a.manual_clock,
+        warmup_ms: a.warmup_hours * 3_600_000,
         ..SimConfig::default()
     };
     cfg.check().map_err(CliError::Usage)?;

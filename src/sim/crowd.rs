@@ -1,19 +1,25 @@
 //! Simulated traders: they open and close positions through the same signed-intent path as any
 //! client, so the trade feed, open interest, leaderboard and liquidations have life.
 
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 
 use crate::protocol::eip712::{Close, OpenPosition, SessionSigner, WalletSigner};
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::WAD;
 
-use super::engine::Engine;
+use super::engine::{Engine, QueuedAction};
 use super::intake;
 use super::rng::Rng;
 use super::settle::SeededOpen;
 
 /// How often, on average, each simulated trader acts.
 const MEAN_ACTION_INTERVAL_MS: f64 = 20_000.0;
+/// How often each acts in a warm-up's past: far less often than live, and less often still
+/// beyond the last week, so a month of past costs a start of under a second in a debug build
+/// (each move is checked, queued and settled like a live one).
+const PAST_ACTION_INTERVAL_MS: f64 = 12.0 * 3_600_000.0;
+const OLD_PAST_ACTION_INTERVAL_MS: f64 = 72.0 * 3_600_000.0;
+const OLD_PAST_MS: u64 = 7 * 24 * 3_600_000;
 const LEVERAGES: [u32; 9] = [2, 5, 10, 25, 50, 100, 250, 500, 1000];
 /// A new position's notional as a share of what the trader has available (basis points), one
 /// picked at random and independent of the leverage: a 2x and a 1000x trader of the same
@@ -65,9 +71,9 @@ pub struct Crowd {
 
 impl Crowd {
     /// Create `n` funded traders with registered session keys (as if they joined before the
-    /// simulator started).
+    /// simulator started), valid for 30 days after any warm-up.
     pub(crate) fn spawn(engine: &mut Engine, n: usize, mut rng: Rng) -> Self {
-        let expiry = engine.now_s() + 30 * 24 * 3600;
+        let expiry = engine.now_s() + engine.cfg.warmup_ms / 1000 + 30 * 24 * 3600;
         let traders = (0..n)
             .filter_map(|i| {
                 let mut own = rng.fork(i as u64);
@@ -168,8 +174,13 @@ fn size(rng: &mut Rng, trading: &TradingState, available: u128) -> (u32, u128) {
 
 /// What one trader does on its turn.
 enum Move {
-    /// A signed `POST /intents` body.
-    Submit(serde_json::Value),
+    Open {
+        instrument_id: u32,
+        is_long: bool,
+        margin: u128,
+        leverage: u32,
+    },
+    Close(U256),
     /// Broke traders top up now and then, as real ones deposit.
     Deposit(u128),
 }
@@ -179,82 +190,158 @@ impl Crowd {
     /// [`MEAN_ACTION_INTERVAL_MS`], submitting through intake like any client.
     pub(crate) fn trade(&mut self, engine: &mut Engine) {
         let p = engine.cfg.tick_ms as f64 / MEAN_ACTION_INTERVAL_MS;
+        self.act(engine, p);
+    }
+
+    /// Each trader acts with chance `p`, submitting through intake like any client.
+    fn act(&mut self, engine: &mut Engine, p: f64) {
         for t in &mut self.traders {
             if !t.rng.chance(p) {
                 continue;
             }
-            match t.decide(engine) {
-                Some(Move::Submit(body)) => {
+            let Some(next) = t.decide(engine) else {
+                continue;
+            };
+            match t.sign(engine, next) {
+                Ok(body) => {
                     // Refusals (a cap reached, funds short) are part of life; the crowd moves on.
                     let _ = intake::submit(engine, &body);
                 }
-                Some(Move::Deposit(amount)) => engine.fund(t.wallet.address(), amount),
-                None => {}
+                Err(Some(amount)) => engine.fund(t.wallet.address(), amount),
+                Err(None) => {}
             }
+        }
+    }
+
+    /// One step of a warm-up's past, `step_ms` long and `age_ms` before the present: each
+    /// trader acts with the chance that makes its mean interval [`PAST_ACTION_INTERVAL_MS`]
+    /// ([`OLD_PAST_ACTION_INTERVAL_MS`] past [`OLD_PAST_MS`]), at most once a step. The same
+    /// decisions as live, queued unsigned for the same relayer (see `intake::queue_past`):
+    /// signing and recovering every move of a month costs seconds, which a start cannot spend.
+    pub(crate) fn trade_past(&mut self, engine: &mut Engine, step_ms: u64, age_ms: u64) {
+        let interval = if age_ms > OLD_PAST_MS {
+            OLD_PAST_ACTION_INTERVAL_MS
+        } else {
+            PAST_ACTION_INTERVAL_MS
+        };
+        let p = step_ms as f64 / interval;
+        for t in &mut self.traders {
+            if !t.rng.chance(p) {
+                continue;
+            }
+            let wallet = t.wallet.address();
+            let action = match t.decide(engine) {
+                Some(Move::Open {
+                    instrument_id,
+                    is_long,
+                    margin,
+                    leverage,
+                }) => QueuedAction::Open {
+                    instrument_id,
+                    is_long,
+                    margin,
+                    leverage,
+                    use_debt: false,
+                },
+                Some(Move::Close(id)) => QueuedAction::Close { ids: vec![id] },
+                Some(Move::Deposit(amount)) => {
+                    engine.fund(wallet, amount);
+                    continue;
+                }
+                None => continue,
+            };
+            let id = B256::from(t.rng.bytes32());
+            // Refusals are part of life here too.
+            let _ = intake::queue_past(engine, wallet, id, action);
         }
     }
 }
 
 impl Trader {
     /// Close a position now and then, otherwise open one in a random market, side, leverage
-    /// and size; signed by the trader's session key. Reads the engine, changes nothing.
+    /// and size. Reads the engine, changes nothing.
     fn decide(&mut self, engine: &Engine) -> Option<Move> {
-        let user = self.wallet.address();
-        let state = engine.account(user)?.state.clone();
-        let deadline = engine.now_s() + 600;
+        let state = &engine.account(self.wallet.address())?.state;
         self.nonce += 1;
-        let nonce = U256::from(self.nonce);
         let closing_possible = !state.open_positions.is_empty() && state.operations.is_empty();
-        let post = if closing_possible && self.rng.chance(0.45) {
+        if closing_possible && self.rng.chance(0.45) {
             let pick = self.rng.range(0, state.open_positions.len() as u64 - 1) as usize;
-            let close = Close {
-                user,
-                positionIds: vec![state.open_positions[pick].id],
-                nonce,
-                deadline,
-            };
-            self.session.sign(close).ok().and_then(|s| s.post())
-        } else {
-            if state.funds.available_balance < 200 * WAD {
-                return self
-                    .rng
-                    .chance(0.2)
-                    .then(|| Move::Deposit(self.rng.range(1_000, 10_000) as u128 * WAD));
-            }
-            let markets: Vec<u32> = engine
-                .trading
-                .instruments
-                .iter()
-                .filter(|m| m.openable())
-                .map(|m| m.id)
-                .collect();
-            if markets.is_empty() {
-                return None;
-            }
-            let instrument_id = markets[self.rng.range(0, markets.len() as u64 - 1) as usize];
-            // Keep to one side per market, as the exchange requires.
-            let is_long = state
-                .open_positions
-                .iter()
-                .find(|p| p.instrument_id == instrument_id)
-                .map_or_else(|| self.rng.chance(0.5), |p| p.is_long);
-            let (leverage, margin) = size(
-                &mut self.rng,
-                &engine.trading,
-                state.funds.available_balance,
-            );
-            let open = OpenPosition {
-                user,
-                instrumentId: instrument_id,
-                isLong: is_long,
-                size: margin,
+            return Some(Move::Close(state.open_positions[pick].id));
+        }
+        if state.funds.available_balance < 200 * WAD {
+            return self
+                .rng
+                .chance(0.2)
+                .then(|| Move::Deposit(self.rng.range(1_000, 10_000) as u128 * WAD));
+        }
+        let markets: Vec<u32> = engine
+            .trading
+            .instruments
+            .iter()
+            .filter(|m| m.openable())
+            .map(|m| m.id)
+            .collect();
+        if markets.is_empty() {
+            return None;
+        }
+        let instrument_id = markets[self.rng.range(0, markets.len() as u64 - 1) as usize];
+        // Keep to one side per market, as the exchange requires.
+        let is_long = state
+            .open_positions
+            .iter()
+            .find(|p| p.instrument_id == instrument_id)
+            .map_or_else(|| self.rng.chance(0.5), |p| p.is_long);
+        let (leverage, margin) = size(
+            &mut self.rng,
+            &engine.trading,
+            state.funds.available_balance,
+        );
+        Some(Move::Open {
+            instrument_id,
+            is_long,
+            margin,
+            leverage,
+        })
+    }
+
+    /// The signed `POST /intents` body of a move, by the trader's session key (Ok), or the
+    /// deposit to make instead (Err(Some)), or nothing if it cannot be signed (Err(None)).
+    fn sign(&self, engine: &Engine, next: Move) -> Result<serde_json::Value, Option<u128>> {
+        let user = self.wallet.address();
+        let deadline = engine.now_s() + 600;
+        let nonce = U256::from(self.nonce);
+        let post = match next {
+            Move::Deposit(amount) => return Err(Some(amount)),
+            Move::Close(id) => self
+                .session
+                .sign(Close {
+                    user,
+                    positionIds: vec![id],
+                    nonce,
+                    deadline,
+                })
+                .ok()
+                .and_then(|s| s.post()),
+            Move::Open {
+                instrument_id,
+                is_long,
+                margin,
                 leverage,
-                useDebt: false,
-                nonce,
-                deadline,
-            };
-            self.session.sign(open).ok().and_then(|s| s.post())
+            } => self
+                .session
+                .sign(OpenPosition {
+                    user,
+                    instrumentId: instrument_id,
+                    isLong: is_long,
+                    size: margin,
+                    leverage,
+                    useDebt: false,
+                    nonce,
+                    deadline,
+                })
+                .ok()
+                .and_then(|s| s.post()),
         };
-        post.map(|p| Move::Submit(p.body))
+        post.map(|p| p.body).ok_or(None)
     }
 }

@@ -38,6 +38,9 @@ pub const MAX_HEARTBEAT_MS: u64 = 60_000;
 /// The price-walk step: a zero step would never advance, an hour would never move.
 pub const MIN_TICK_MS: u64 = 10;
 pub const MAX_TICK_MS: u64 = 60_000;
+/// At most 60 days of warm-up: past the 30-day leaderboard window, within the year of charted
+/// prices it replays (see `MarketSim::replay_at`).
+pub const MAX_WARMUP_MS: u64 = 60 * 24 * 3_600_000;
 
 /// How the simulator behaves.
 #[derive(Debug, Clone)]
@@ -57,6 +60,10 @@ pub struct SimConfig {
     pub tick_ms: u64,
     /// The LP pool at start (wad).
     pub initial_lp: u128,
+    /// How much past the exchange has at start: it is founded this long before the start and
+    /// the crowd trades through that time along the charted prices (see `Exchange::new`), so
+    /// leaderboard windows, the trade feed and protocol history have shape. 0: no past.
+    pub warmup_ms: u64,
 }
 
 impl Default for SimConfig {
@@ -70,6 +77,7 @@ impl Default for SimConfig {
             manual_clock: false,
             tick_ms: 250,
             initial_lp: 4_500_000 * WAD,
+            warmup_ms: 0,
         }
     }
 }
@@ -99,7 +107,8 @@ impl SimConfig {
             MIN_HEARTBEAT_MS,
             MAX_HEARTBEAT_MS,
         )?;
-        within("tick_ms", self.tick_ms, MIN_TICK_MS, MAX_TICK_MS)
+        within("tick_ms", self.tick_ms, MIN_TICK_MS, MAX_TICK_MS)?;
+        within("warmup_ms", self.warmup_ms, 0, MAX_WARMUP_MS)
     }
 }
 
@@ -217,6 +226,9 @@ pub(crate) struct Pool {
     pub payout_queue: VecDeque<(Address, u128)>,
     pub volume: u128,
     pub volume_by_market: HashMap<u32, Vec<(u64, u128)>>,
+    /// The sum of each market's `volume_by_market`, kept as it grows: a history point reads it
+    /// every step of a warm-up, where summing the list each time grew with the square of it.
+    pub volume_total_by_market: HashMap<u32, u128>,
     pub fees_lifetime: u128,
     /// Staker half of fees not yet distributed (nobody staked).
     pub fees_pending: u128,
@@ -428,6 +440,45 @@ impl Engine {
         self.sync_indexer();
     }
 
+    /// Found the exchange at `start_ms`, before the present its markets were made at: the
+    /// clock and every market's mid go back to then (the charted price), before anyone trades.
+    /// [`Engine::replay_with`] then brings it back to the present along the same prices.
+    pub(crate) fn rewind(&mut self, start_ms: u64) {
+        self.now_ms = start_ms;
+        self.last_tick_ms = start_ms;
+        for m in &mut self.markets {
+            m.replay_at(start_ms);
+        }
+        self.sync_indexer();
+    }
+
+    /// Replay the past at each of `times` (ascending, after the founding time): the markets at
+    /// their charted prices, liquidations, due intents, then `between` with the step's length
+    /// (the crowd trades there), the relayer settling what it queued before the next step (coarse
+    /// steps would otherwise outlast the intents' deadlines), and a history point per step.
+    /// The clock ends at the last time, with the markets back at their present mid.
+    pub(crate) fn replay_with(&mut self, times: &[u64], mut between: impl FnMut(&mut Engine, u64)) {
+        for (i, &t) in times.iter().enumerate() {
+            let step = t.saturating_sub(self.last_tick_ms);
+            self.now_ms = t;
+            self.last_tick_ms = t;
+            for m in &mut self.markets {
+                m.replay_at(t);
+            }
+            self.sync_indexer();
+            self.liquidate_crossed();
+            self.process_due();
+            between(self, step);
+            let next = times.get(i + 1).copied().unwrap_or(t);
+            self.now_ms = t.saturating_add(self.cfg.relayer_delay_ms).min(next).max(t);
+            self.sync_indexer();
+            self.process_due();
+            self.record_history();
+        }
+        self.now_ms = self.last_tick_ms;
+        self.sync_indexer();
+    }
+
     fn tick(&mut self, between: &mut impl FnMut(&mut Engine)) {
         let now = self.now_ms;
         let dt = self.cfg.tick_ms;
@@ -616,9 +667,9 @@ impl Engine {
     pub(crate) fn record_history(&mut self) {
         let by = |id: u32| -> u128 {
             self.pool
-                .volume_by_market
+                .volume_total_by_market
                 .get(&id)
-                .map(|v| v.iter().map(|(_, n)| n).sum())
+                .copied()
                 .unwrap_or(0)
         };
         let point = HistoryPoint {

@@ -373,10 +373,76 @@ fn queue<I: Intent>(
 ) -> Accepted {
     let id = s.intent_id();
     let wallet = s.intent().user();
-    let now = engine.now_ms();
     if let Some(lane) = I::LANE {
         engine.account_mut(wallet).used_nonces.insert((lane, nonce));
     }
+    enqueue(
+        engine,
+        id,
+        wallet,
+        s.signer(),
+        I::SESSION_SIGNED,
+        deadline,
+        action,
+    )
+}
+
+/// A simulated trader's open or close in a warm-up's past, admitted as `submit` would once past
+/// the signature (nobody signed it: signing and recovering a month of moves costs seconds a
+/// start cannot spend): the intake switches, then the open checks or the close checks, then
+/// queued for the same relayer with a deadline ten minutes out, as the crowd signs live. The
+/// wallet counts as its own signer.
+pub(crate) fn queue_past(
+    engine: &mut Engine,
+    wallet: Address,
+    id: B256,
+    action: QueuedAction,
+) -> Result<Accepted, Refusal> {
+    check_intake(engine, action.name())?;
+    let deadline = engine.now_s() + 600;
+    match &action {
+        QueuedAction::Open {
+            instrument_id,
+            is_long,
+            margin,
+            leverage,
+            use_debt,
+        } => check_open_now(
+            engine,
+            &OpenPosition {
+                user: wallet,
+                instrumentId: *instrument_id,
+                isLong: *is_long,
+                size: *margin,
+                leverage: *leverage,
+                useDebt: *use_debt,
+                nonce: U256::ZERO,
+                deadline,
+            },
+        )?,
+        QueuedAction::Close { ids } => check_close(engine, wallet, ids)?,
+        // INVENTED code: the past has only opens and closes.
+        other => {
+            return Err(invalid_body(format!(
+                "{} is not replayed in a warm-up",
+                other.name()
+            )));
+        }
+    }
+    Ok(enqueue(engine, id, wallet, wallet, false, deadline, action))
+}
+
+/// Reserve what `action` needs, list its operation and put it at the back of the queue.
+fn enqueue(
+    engine: &mut Engine,
+    id: B256,
+    wallet: Address,
+    signer: Address,
+    session_signed: bool,
+    deadline: u64,
+    action: QueuedAction,
+) -> Accepted {
+    let now = engine.now_ms();
     let op = operation(id, &action, now, deadline);
     engine.commit(wallet, |tx| {
         match &action {
@@ -400,8 +466,8 @@ fn queue<I: Intent>(
     engine.queue.push_back(Queued {
         id,
         wallet,
-        signer: s.signer(),
-        session_signed: I::SESSION_SIGNED,
+        signer,
+        session_signed,
         accepted_ms: now,
         deadline,
         action: action.clone(),

@@ -151,6 +151,23 @@ impl MarketSim {
         }
     }
 
+    /// Set the mid to the price the charts show at `t_ms` in the backfilled past: the close of
+    /// the last candle ended by then (a minute's within the recent week, an hour's before; each
+    /// close is the next candle's open, so this is one path). A warm-up replays the past along
+    /// it, so every settlement and liquidation lies on the chart, and at the present it gives
+    /// back the starting mid exactly. Candles are left as they are: they already hold that path.
+    pub(crate) fn replay_at(&mut self, t_ms: u64) {
+        let ended = |tier: &[Ohlc], width: u64| {
+            let n = tier.partition_point(|c| c.t + width <= t_ms);
+            n.checked_sub(1).map(|i| tier[i].c)
+        };
+        if let Some(price) =
+            ended(&self.minutes, MINUTE_MS).or_else(|| ended(&self.hourly, HOUR_MS))
+        {
+            self.mid = price;
+        }
+    }
+
     /// The mid the exchange settles at now.
     pub(crate) fn mid(&self) -> u64 {
         self.pinned.unwrap_or(self.mid)
@@ -301,6 +318,22 @@ mod tests {
         let hours = m.candles("1h", NOW - 48 * HOUR_MS, NOW).unwrap();
         assert!((48..=50).contains(&hours.len()));
         assert!(m.candles("2d", 0, NOW).is_none());
+    }
+
+    /// The replayed past is the charted one and ends at the starting mid.
+    #[test]
+    fn replay_follows_the_charts_back_to_the_start_price() {
+        let mut m = MarketSim::new("BTC", 10, 828_003, 0.5, NOW, Rng::new(3));
+        // Inside a candle, the price is its open: the close of the one before.
+        for (interval, age) in [("1m", 24 * HOUR_MS), ("1h", 30 * 24 * HOUR_MS)] {
+            let candle = &m.candles(interval, NOW - age, NOW - age).unwrap()[0];
+            let width = interval_ms(interval).unwrap();
+            m.replay_at(candle.t + width / 2);
+            assert_eq!(price_text(m.mid(), 10), candle.o, "{interval}");
+            assert_ne!(m.mid(), 828_003, "{interval}");
+        }
+        m.replay_at(NOW);
+        assert_eq!(m.mid(), 828_003);
     }
 
     #[test]

@@ -311,6 +311,11 @@ impl Engine {
             .entry(instrument_id)
             .or_default()
             .push((now, notional));
+        *self
+            .pool
+            .volume_total_by_market
+            .entry(instrument_id)
+            .or_default() += notional;
     }
 
     pub(super) fn push_trade(&mut self, mut event: TradeEvent) {

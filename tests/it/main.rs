@@ -22,3 +22,4 @@ mod trading;
 mod tui_run;
 mod ui;
 mod vectors;
+mod warmup;
