@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::analytics::liquidations::{
     DEFAULT_BUCKETS, DEFAULT_CLOSEST, DEFAULT_CLUSTERS, DEFAULT_WALLETS,
 };
-use crate::report::liquidations::{self as report, gather, percent};
+use crate::report::liquidations::{self as report, Gathered, gather, percent};
 use crate::report::{ReportError, explorer};
 
 use super::{Answer, Args, Failure, Implementation, Reads};
@@ -138,7 +138,8 @@ async fn closest(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     Ok(Answer { text, value })
 }
 
-async fn clusters(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
+/// The named market's scan over the `wallets` largest: what the per-market tools start from.
+async fn gather_market(reads: &Reads, a: &Args<'_>) -> Result<(String, Gathered), Failure> {
     let market = a.text("market").unwrap_or_default();
     let g = gather(
         &reads.http,
@@ -147,6 +148,11 @@ async fn clusters(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     )
     .await
     .map_err(fail)?;
+    Ok((market, g))
+}
+
+async fn clusters(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
+    let (market, g) = gather_market(reads, a).await?;
     let (value, m, _, _, summary) = report::clusters(
         &g,
         &market,
@@ -180,14 +186,7 @@ async fn wallet_distance(reads: &Reads, field: &str, a: &Args<'_>) -> Result<Ans
 }
 
 async fn liquidation_map(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
-    let market = a.text("market").unwrap_or_default();
-    let g = gather(
-        &reads.http,
-        Some(&market),
-        number(a, "wallets", DEFAULT_WALLETS),
-    )
-    .await
-    .map_err(fail)?;
+    let (market, g) = gather_market(reads, a).await?;
     let (value, m, _, _, map) =
         report::liquidation_map(&g, &market, a.text("bucketUsd").as_deref()).map_err(fail)?;
     let text = format!(
