@@ -9,6 +9,12 @@ pub(super) struct Column {
     pub keep: u8,
 }
 
+impl Column {
+    pub(super) const fn new(title: &'static str, width: u16, keep: u8) -> Self {
+        Self { title, width, keep }
+    }
+}
+
 /// Which of `columns` fit in `width` (one space between columns), dropping the least important
 /// first.
 pub(super) fn fit(columns: &[Column], width: u16) -> Vec<bool> {

@@ -27,56 +27,16 @@ use super::theme::Theme;
 use super::{Hint, loaded, short};
 
 const POSITIONS: [Column; 10] = [
-    Column {
-        title: "MKT",
-        width: 5,
-        keep: 10,
-    },
-    Column {
-        title: "SIDE",
-        width: 5,
-        keep: 10,
-    },
-    Column {
-        title: "LEV",
-        width: 5,
-        keep: 9,
-    },
-    Column {
-        title: "MARGIN",
-        width: 11,
-        keep: 8,
-    },
-    Column {
-        title: "ENTRY",
-        width: 10,
-        keep: 5,
-    },
-    Column {
-        title: "BUST",
-        width: 10,
-        keep: 10,
-    },
-    Column {
-        title: "TO BUST",
-        width: 8,
-        keep: 10,
-    },
-    Column {
-        title: "TO BUST $",
-        width: 10,
-        keep: 3,
-    },
-    Column {
-        title: "RISK",
-        width: 8,
-        keep: 6,
-    },
-    Column {
-        title: "CLOSE PAYS",
-        width: 11,
-        keep: 9,
-    },
+    Column::new("MKT", 5, 10),
+    Column::new("SIDE", 5, 10),
+    Column::new("LEV", 5, 9),
+    Column::new("MARGIN", 11, 8),
+    Column::new("ENTRY", 10, 5),
+    Column::new("BUST", 10, 10),
+    Column::new("TO BUST", 8, 10),
+    Column::new("TO BUST $", 10, 3),
+    Column::new("RISK", 8, 6),
+    Column::new("CLOSE PAYS", 11, 9),
 ];
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {

@@ -28,51 +28,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 const CLOSED: [Column; 9] = [
-    Column {
-        title: "TIME (UTC)",
-        width: 17,
-        keep: 8,
-    },
-    Column {
-        title: "ID",
-        width: 8,
-        keep: 10,
-    },
-    Column {
-        title: "MKT",
-        width: 7,
-        keep: 10,
-    },
-    Column {
-        title: "LEV",
-        width: 5,
-        keep: 4,
-    },
-    Column {
-        title: "ENTRY",
-        width: 9,
-        keep: 6,
-    },
-    Column {
-        title: "EXIT",
-        width: 9,
-        keep: 6,
-    },
-    Column {
-        title: "NET PNL",
-        width: 11,
-        keep: 10,
-    },
-    Column {
-        title: "PAPER",
-        width: 8,
-        keep: 3,
-    },
-    Column {
-        title: "",
-        width: 10,
-        keep: 9,
-    },
+    Column::new("TIME (UTC)", 17, 8),
+    Column::new("ID", 8, 10),
+    Column::new("MKT", 7, 10),
+    Column::new("LEV", 5, 4),
+    Column::new("ENTRY", 9, 6),
+    Column::new("EXIT", 9, 6),
+    Column::new("NET PNL", 11, 10),
+    Column::new("PAPER", 8, 3),
+    Column::new("", 10, 9),
 ];
 
 /// The closed positions this client recorded for the wallet, newest first, with their totals.
@@ -205,46 +169,14 @@ fn closed_cells<'a>(app: &App, t: &ClosedTrade, theme: &Theme) -> Vec<Cell<'a>> 
 }
 
 const FEED: [Column; 8] = [
-    Column {
-        title: "TIME (UTC)",
-        width: 16,
-        keep: 7,
-    },
-    Column {
-        title: "KIND",
-        width: 5,
-        keep: 10,
-    },
-    Column {
-        title: "ID",
-        width: 8,
-        keep: 10,
-    },
-    Column {
-        title: "MKT",
-        width: 7,
-        keep: 10,
-    },
-    Column {
-        title: "LEV",
-        width: 5,
-        keep: 4,
-    },
-    Column {
-        title: "NOTIONAL",
-        width: 11,
-        keep: 5,
-    },
-    Column {
-        title: "PRICE",
-        width: 9,
-        keep: 8,
-    },
-    Column {
-        title: "PNL",
-        width: 10,
-        keep: 9,
-    },
+    Column::new("TIME (UTC)", 16, 7),
+    Column::new("KIND", 5, 10),
+    Column::new("ID", 8, 10),
+    Column::new("MKT", 7, 10),
+    Column::new("LEV", 5, 4),
+    Column::new("NOTIONAL", 11, 5),
+    Column::new("PRICE", 9, 8),
+    Column::new("PNL", 10, 9),
 ];
 
 /// The wallet's entries in the protocol's recent-trades feed (opens, closes, liquidations).
@@ -271,11 +203,7 @@ pub(super) struct FeedTable {
     pub selected: Option<usize>,
 }
 
-const WALLET: Column = Column {
-    title: "WALLET",
-    width: 13,
-    keep: 9,
-};
+const WALLET: Column = Column::new("WALLET", 13, 9);
 
 pub(super) fn draw_trades(
     frame: &mut Frame,

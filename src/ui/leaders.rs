@@ -18,42 +18,14 @@ use super::theme::Theme;
 use super::{Hint, loaded, short};
 
 const COLUMNS: [Column; 7] = [
-    Column {
-        title: "RANK",
-        width: 6,
-        keep: 10,
-    },
-    Column {
-        title: "WALLET",
-        width: 13,
-        keep: 10,
-    },
-    Column {
-        title: "NAME",
-        width: 18,
-        keep: 7,
-    },
-    Column {
-        title: "PNL",
-        width: 13,
-        keep: 9,
-    },
-    Column {
-        title: "VOLUME",
-        width: 14,
-        keep: 5,
-    },
-    Column {
-        title: "OPEN",
-        width: 5,
-        keep: 4,
-    },
+    Column::new("RANK", 6, 10),
+    Column::new("WALLET", 13, 10),
+    Column::new("NAME", 18, 7),
+    Column::new("PNL", 13, 9),
+    Column::new("VOLUME", 14, 5),
+    Column::new("OPEN", 5, 4),
     // The sort key's own figure (its title is the key's).
-    Column {
-        title: "",
-        width: 16,
-        keep: 10,
-    },
+    Column::new("", 16, 10),
 ];
 
 /// The sort keys' column titles.

@@ -24,46 +24,14 @@ use super::theme::Theme;
 use super::{Hint, loaded, short};
 
 const CLOSEST: [Column; 8] = [
-    Column {
-        title: "#",
-        width: 2,
-        keep: 1,
-    },
-    Column {
-        title: "WALLET",
-        width: 11,
-        keep: 10,
-    },
-    Column {
-        title: "SIDE",
-        width: 5,
-        keep: 10,
-    },
-    Column {
-        title: "LEV",
-        width: 5,
-        keep: 8,
-    },
-    Column {
-        title: "NOTIONAL",
-        width: 8,
-        keep: 6,
-    },
-    Column {
-        title: "BUST",
-        width: 9,
-        keep: 5,
-    },
-    Column {
-        title: "TO BUST",
-        width: 7,
-        keep: 10,
-    },
-    Column {
-        title: "DANGER",
-        width: 12,
-        keep: 7,
-    },
+    Column::new("#", 2, 1),
+    Column::new("WALLET", 11, 10),
+    Column::new("SIDE", 5, 10),
+    Column::new("LEV", 5, 8),
+    Column::new("NOTIONAL", 8, 6),
+    Column::new("BUST", 9, 5),
+    Column::new("TO BUST", 7, 10),
+    Column::new("DANGER", 12, 7),
 ];
 
 /// The closest-to-bust table at its widest (every column and the spaces between); the ladder

@@ -117,61 +117,17 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
 
 /// The positions table's columns. Bust and the distance to it matter most after what the row is.
 const COLUMNS: [Column; 11] = [
-    Column {
-        title: "ID",
-        width: 8,
-        keep: 10,
-    },
-    Column {
-        title: "MKT",
-        width: 7,
-        keep: 10,
-    },
-    Column {
-        title: "LEV",
-        width: 5,
-        keep: 6,
-    },
-    Column {
-        title: "MARGIN",
-        width: 9,
-        keep: 3,
-    },
-    Column {
-        title: "ENTRY",
-        width: 9,
-        keep: 2,
-    },
-    Column {
-        title: "MARK",
-        width: 9,
-        keep: 4,
-    },
-    Column {
-        title: "BUST",
-        width: 9,
-        keep: 9,
-    },
-    Column {
-        title: "TO BUST",
-        width: 7,
-        keep: 9,
-    },
-    Column {
-        title: "RETURNS",
-        width: 10,
-        keep: 7,
-    },
-    Column {
-        title: "NET PNL",
-        width: 10,
-        keep: 8,
-    },
-    Column {
-        title: "RISK",
-        width: 10,
-        keep: 5,
-    },
+    Column::new("ID", 8, 10),
+    Column::new("MKT", 7, 10),
+    Column::new("LEV", 5, 6),
+    Column::new("MARGIN", 9, 3),
+    Column::new("ENTRY", 9, 2),
+    Column::new("MARK", 9, 4),
+    Column::new("BUST", 9, 9),
+    Column::new("TO BUST", 7, 9),
+    Column::new("RETURNS", 10, 7),
+    Column::new("NET PNL", 10, 8),
+    Column::new("RISK", 10, 5),
 ];
 
 /// A five-cell bar of how far the mark has gone toward bust.

@@ -29,36 +29,12 @@ const NOTICES: usize = 5;
 const EXACT_FROM: u16 = 110;
 
 const MARKETS: [Column; 6] = [
-    Column {
-        title: "MARKET",
-        width: 7,
-        keep: 10,
-    },
-    Column {
-        title: "MARK",
-        width: 10,
-        keep: 10,
-    },
-    Column {
-        title: "STATUS",
-        width: 9,
-        keep: 10,
-    },
-    Column {
-        title: "MAX LEV",
-        width: 7,
-        keep: 8,
-    },
-    Column {
-        title: "LONG OI / CAP",
-        width: 19,
-        keep: 9,
-    },
-    Column {
-        title: "SHORT OI / CAP",
-        width: 19,
-        keep: 9,
-    },
+    Column::new("MARKET", 7, 10),
+    Column::new("MARK", 10, 10),
+    Column::new("STATUS", 9, 10),
+    Column::new("MAX LEV", 7, 8),
+    Column::new("LONG OI / CAP", 19, 9),
+    Column::new("SHORT OI / CAP", 19, 9),
 ];
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
