@@ -150,9 +150,9 @@ pub struct App {
     pub watch: IntentWatch,
     /// Every message of the session; the footer shows the latest (`MessageLog::current`).
     pub toasts: MessageLog,
-    /// A `--market` prefill not yet checked against the exchange's markets (the UI opens before
-    /// the first trading state arrives).
-    pub prefill_market: Option<String>,
+    /// A prefill not yet checked against the exchange's markets (the UI opens before the first
+    /// trading state arrives).
+    pub prefill: Option<super::ticket::PendingPrefill>,
     pub ticket: Ticket,
     pub tab: Tab,
     /// Cursor and marked rows in the positions table.
@@ -223,7 +223,7 @@ impl App {
             history_unsaved: Vec::new(),
             watch: IntentWatch::new(),
             toasts: MessageLog::default(),
-            prefill_market: None,
+            prefill: None,
             clock: SystemTime::UNIX_EPOCH,
             max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,
             candles_requested: None,
@@ -311,6 +311,7 @@ impl App {
                     && !std::mem::take(&mut self.help)
                     && !std::mem::take(&mut self.show_log)
                     && self.banner.take().is_none()
+                    && self.ticket.review.take().is_none()
                     && !self.toasts.dismiss_notes()
                 {
                     self.ticket.editing_margin = false;
@@ -348,6 +349,10 @@ impl App {
                     // exchange went away.
                     if self.gate_refuses(d.open_instrument()) {
                         return Vec::new();
+                    }
+                    if d.open_instrument().is_some() {
+                        // Reviewed and confirmed: the outside values are the trader's now.
+                        self.ticket.review = None;
                     }
                     return vec![Effect::Submit {
                         order: d.order(),
@@ -504,22 +509,9 @@ impl App {
                 if self.ticket.market >= state.instruments.len() {
                     self.ticket.market = 0;
                 }
-                // A `--market` prefill waits for the first list of markets to be checked.
-                if let Some(wanted) = self.prefill_market.take() {
-                    match state
-                        .instruments
-                        .iter()
-                        .position(|i| i.symbol.eq_ignore_ascii_case(wanted.trim()))
-                    {
-                        Some(i) => self.ticket.market = i,
-                        None => self.toast(
-                            format!(
-                                "market {:?} dropped: not a listed market",
-                                crate::text::sanitize_line(&wanted, 16)
-                            ),
-                            true,
-                        ),
-                    }
+                // A prefill waits for the first list of markets to be checked.
+                if let Some(p) = self.prefill.take() {
+                    self.resolve_prefill(p, &state);
                 }
                 self.ticket.fit_minimums(&state);
                 self.trading = Some(*state);

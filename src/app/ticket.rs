@@ -28,6 +28,35 @@ pub struct Ticket {
     /// The margin is still the built-in default (nobody typed or prefilled one), so it is
     /// fitted to the live minimums at the ticket's leverage when the markets arrive.
     pub defaults: bool,
+    /// Filled from outside (a deep link or the prefill flags): the ticket shows a review banner
+    /// and the confirm dialog says so, until the trader confirms or hides it (Esc).
+    pub review: Option<Prefilled>,
+}
+
+/// Where a prefilled ticket's values came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prefilled {
+    /// `--link URL` / `open-link URL`: someone else wrote these values.
+    Link,
+    /// `--market/--side/--margin/--leverage`.
+    Flags,
+}
+
+impl Prefilled {
+    pub fn words(self) -> &'static str {
+        match self {
+            Prefilled::Link => "from a link",
+            Prefilled::Flags => "prefilled",
+        }
+    }
+}
+
+/// A prefill waiting for the first list of markets: the market it names (a symbol or an id) is
+/// looked up there and the leverage clamped to that market's maximum, as the browser terminal
+/// does when its ticket renders.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PendingPrefill {
+    pub market: Option<String>,
 }
 
 impl Default for Ticket {
@@ -42,6 +71,7 @@ impl Default for Ticket {
             use_debt: false,
             editing_margin: false,
             defaults: true,
+            review: None,
         }
     }
 }

@@ -14,13 +14,15 @@ use super::output::CliError;
 use super::session::{key_error, owner, passphrase, session_keys};
 use super::{Context, PrefillArgs, args};
 
-pub async fn run(ctx: &Context, prefill: PrefillArgs) -> Result<(), CliError> {
+pub async fn run(ctx: &Context, prefill: &PrefillArgs) -> Result<(), CliError> {
+    // A link that cannot be read is bad input: said before any passphrase is asked.
+    prefill.ticket()?;
     if !std::io::stdout().is_terminal() {
         return Err(CliError::Usage(
             "the terminal UI needs a terminal; for scripts use the commands (see --help)".into(),
         ));
     }
-    launch(prepare(ctx, &prefill).await?).await
+    launch(prepare(ctx, prefill).await?).await
 }
 
 /// The UI the command line asks for: watching (no key material) or live (the owner's usable
@@ -98,7 +100,7 @@ pub fn setup(
     };
     app.alerts = ctx.alerts.rules().map(crate::app::alerts::Alerts::new);
     app.delivery = ctx.alerts.delivery(crate::ui::notify::detect_here);
-    apply_prefill(&mut app, prefill);
+    apply_prefill(&mut app, prefill)?;
     Ok(Setup {
         app,
         http: ctx.http.clone(),
@@ -113,18 +115,27 @@ pub fn setup(
     })
 }
 
-/// Fill the ticket from the flags; each invalid value is dropped with a note.
-/// The market is checked when the first trading state arrives (see `App::prefill_market`).
-fn apply_prefill(app: &mut App, p: &PrefillArgs) {
-    let mut notes = Vec::new();
-    app.prefill_market = p.market.clone();
-    if let Some(s) = &p.side {
+/// Fill the ticket from the flags or a link; each invalid value is dropped with a note, the
+/// market is looked up and the leverage clamped when the first markets arrive
+/// (`App::resolve_prefill`), and the ticket stays under its review banner until confirmed.
+fn apply_prefill(app: &mut App, p: &PrefillArgs) -> Result<(), CliError> {
+    let Some((ticket, mut notes, from)) = p.ticket()? else {
+        return Ok(());
+    };
+    let mut market = None;
+    if let Some(m) = &ticket.market {
+        match crate::report::deep_link::market_text(m) {
+            Ok(m) => market = Some(m),
+            Err(e) => notes.push(format!("market dropped: {e}")),
+        }
+    }
+    if let Some(s) = &ticket.side {
         match args::side(s) {
             Ok(long) => app.ticket.is_long = long,
             Err(_) => notes.push("side dropped: use long or short".to_string()),
         }
     }
-    if let Some(m) = &p.margin {
+    if let Some(m) = &ticket.margin {
         match args::margin(m) {
             Ok(_) => {
                 app.ticket.margin_text = m.trim().replace(',', "");
@@ -133,19 +144,19 @@ fn apply_prefill(app: &mut App, p: &PrefillArgs) {
             Err(e) => notes.push(format!("margin dropped: {e}")),
         }
     }
-    if let Some(l) = &p.leverage {
+    if let Some(l) = &ticket.leverage {
         match args::leverage(l) {
             Ok(l) => app.ticket.leverage = l,
             Err(e) => notes.push(format!("leverage dropped: {e}")),
         }
     }
-    let any = p.market.is_some() || p.side.is_some() || p.margin.is_some() || p.leverage.is_some();
+    // Kept until Esc: the UI's clock has not started yet, and the trader must see each one.
     for n in notes {
-        app.toast(n, true);
+        app.note(crate::text::sanitize_line(&n, 160));
     }
-    if any {
-        app.note("ticket prefilled: review it (Enter); nothing is signed until you confirm (Esc dismisses this)");
-    }
+    app.prefill = Some(crate::app::PendingPrefill { market });
+    app.ticket.review = Some(from);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -153,22 +164,31 @@ mod tests {
     use super::*;
     use crate::protocol::trading::TradingState;
 
-    #[test]
-    fn prefill_keeps_the_valid_values_and_drops_each_invalid_one_with_a_note() {
+    fn arrive(app: &mut App) {
         let state =
             TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+        app.on_market(crate::feed::market::MarketEvent::Trading(
+            Box::new(state),
+            std::time::SystemTime::UNIX_EPOCH,
+        ));
+    }
+
+    fn notes(app: &App) -> Vec<&str> {
+        app.toasts.iter().map(|t| t.text.as_str()).collect()
+    }
+
+    #[test]
+    fn prefill_keeps_the_valid_values_and_drops_each_invalid_one_with_a_note() {
         let mut app = App::new(Mode::Demo, None);
         let prefill = PrefillArgs {
             market: Some("eth".into()),
             side: Some("sideways".into()),
             margin: Some("1,250.5".into()),
             leverage: Some("5000".into()),
+            link: None,
         };
-        apply_prefill(&mut app, &prefill);
-        app.on_market(crate::feed::market::MarketEvent::Trading(
-            Box::new(state),
-            std::time::SystemTime::UNIX_EPOCH,
-        ));
+        apply_prefill(&mut app, &prefill).unwrap();
+        arrive(&mut app);
         assert_eq!(app.ticket.market, 1);
         assert!(app.ticket.is_long, "an invalid side leaves the default");
         assert_eq!(app.ticket.margin_text, "1250.5");
@@ -176,15 +196,54 @@ mod tests {
             app.ticket.leverage, 10,
             "an invalid leverage leaves the default"
         );
-        let notes: Vec<&str> = app.toasts.iter().map(|t| t.text.as_str()).collect();
+        let notes = notes(&app);
         assert!(notes.iter().any(|n| n.starts_with("side dropped")));
         assert!(notes.iter().any(|n| n.starts_with("leverage dropped")));
-        assert!(
-            notes
-                .last()
-                .unwrap()
-                .contains("nothing is signed until you confirm")
-        );
+        assert_eq!(app.ticket.review, Some(crate::app::Prefilled::Flags));
         assert!(app.dialog.is_none());
+    }
+
+    #[test]
+    fn a_link_prefills_what_it_can_under_the_review_banner() {
+        let mut app = App::new(Mode::Demo, None);
+        let prefill = PrefillArgs {
+            link: Some(
+                "https://papertrade-terminal.pages.dev/?market=BTC-PERP&side=Short&margin=0&leverage=250&leverage=3"
+                    .into(),
+            ),
+            ..PrefillArgs::default()
+        };
+        apply_prefill(&mut app, &prefill).unwrap();
+        arrive(&mut app);
+        assert_eq!(app.ticket.market, 0, "the bad market leaves the default");
+        assert!(!app.ticket.is_long, "side is case-insensitive");
+        assert_eq!(app.ticket.leverage, 10, "a leverage given twice is dropped");
+        assert!(app.ticket.defaults, "a zero margin is dropped");
+        assert_eq!(
+            notes(&app),
+            [
+                "leverage dropped: the link gives it more than once",
+                "market dropped: use a symbol of 1 to 12 letters or digits, or a market id",
+                "margin dropped: --margin: must be more than $0",
+            ]
+        );
+        assert_eq!(app.ticket.review, Some(crate::app::Prefilled::Link));
+        assert!(
+            app.dialog.is_none(),
+            "nothing is reviewed, let alone signed"
+        );
+    }
+
+    #[test]
+    fn an_unreadable_link_is_bad_input_and_fills_nothing() {
+        let mut app = App::new(Mode::Demo, None);
+        let prefill = PrefillArgs {
+            link: Some("papertrade-terminal.pages.dev market=BTC".into()),
+            ..PrefillArgs::default()
+        };
+        let e = apply_prefill(&mut app, &prefill).unwrap_err();
+        assert!(e.to_string().contains("is not a link"), "{e}");
+        assert_eq!(app.ticket, App::new(Mode::Demo, None).ticket);
+        assert!(app.prefill.is_none());
     }
 }

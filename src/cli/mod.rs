@@ -83,6 +83,45 @@ pub struct PrefillArgs {
     pub margin: Option<String>,
     #[arg(long = "leverage", value_name = "N")]
     pub leverage: Option<String>,
+    /// A browser terminal link (`…/?market=BTC&side=long&margin=50&leverage=10`, as
+    /// `build_trade_plan` returns): its values prefill the ticket under a review banner.
+    #[arg(long = "link", value_name = "URL", conflicts_with_all = ["market", "side", "margin", "leverage"])]
+    pub link: Option<String>,
+}
+
+impl PrefillArgs {
+    fn is_given(&self) -> bool {
+        self.link.is_some()
+            || self.market.is_some()
+            || self.side.is_some()
+            || self.margin.is_some()
+            || self.leverage.is_some()
+    }
+
+    /// The ticket these flags or this link fill, the notes of what a link dropped, and where
+    /// it came from; `None` when nothing is prefilled. An unreadable link is bad input.
+    pub fn ticket(
+        &self,
+    ) -> Result<
+        Option<(
+            crate::report::deep_link::LinkTicket,
+            Vec<String>,
+            crate::app::Prefilled,
+        )>,
+        CliError,
+    > {
+        if let Some(link) = &self.link {
+            let (ticket, notes) = crate::report::deep_link::parse(link)?;
+            return Ok(Some((ticket, notes, crate::app::Prefilled::Link)));
+        }
+        let ticket = crate::report::deep_link::LinkTicket {
+            market: self.market.clone(),
+            side: self.side.clone(),
+            margin: self.margin.clone(),
+            leverage: self.leverage.clone(),
+        };
+        Ok((!ticket.is_empty()).then_some((ticket, Vec::new(), crate::app::Prefilled::Flags)))
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -148,6 +187,9 @@ pub(crate) enum Command {
     LiquidationMap(liquidations::LiquidationMapArgs),
     /// Serve the seed MCP servers' read-only tools to an assistant over stdio (nothing signs).
     Mcp(McpArgs),
+    /// Open the terminal UI with a browser terminal link's ticket prefilled (nothing is signed
+    /// until you confirm); the same as `--link URL`.
+    OpenLink(OpenLinkArgs),
 }
 
 impl Command {
@@ -184,6 +226,7 @@ impl Command {
             Command::WalletRisk(_) => "wallet-risk",
             Command::LiquidationMap(_) => "liquidation-map",
             Command::Mcp(_) => "mcp",
+            Command::OpenLink(_) => "open-link",
         }
     }
 
@@ -209,6 +252,7 @@ impl Command {
                 | Command::ClosestToBust(_)
                 | Command::BustClusters(_)
                 | Command::WalletRisk(_)
+                | Command::OpenLink(_)
                 | Command::LiquidationMap(_)
         )
     }
@@ -428,6 +472,16 @@ pub(crate) struct DemoArgs {
     /// Starting balance of the demo wallet in USD.
     #[arg(long, default_value = "10000")]
     pub balance: String,
+    /// The practice ticket, prefilled as the terminal UI's is.
+    #[command(flatten)]
+    pub prefill: PrefillArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OpenLinkArgs {
+    /// The browser terminal link, such as https://papertrade-terminal.pages.dev/?market=BTC&side=long&margin=50&leverage=10
+    #[arg(value_name = "URL")]
+    pub url: String,
 }
 
 #[derive(Debug, Args)]
@@ -612,6 +666,23 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .as_deref()
         .map(|w| args::address("watch", w))
         .transpose()?;
+    // The prefill flags before a subcommand would be silently lost: they fill the UI's ticket.
+    if let Some(command) = &cli.command
+        && cli.prefill.is_given()
+    {
+        return Err(CliError::input(
+            if cli.prefill.link.is_some() {
+                "link"
+            } else {
+                "market"
+            },
+            format!(
+                "and the other prefill flags fill the terminal UI's ticket and cannot stand before `{}`; \
+                 for practice put them after `demo`, nothing was done",
+                command.name()
+            ),
+        ));
+    }
     if watch.is_some() {
         if let Some(command) = &cli.command
             && !command.reads_a_watched_wallet()
@@ -647,7 +718,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .build()
         .expect("tokio runtime");
     let Some(command) = cli.command else {
-        return runtime.block_on(interactive::run(&ctx, cli.prefill));
+        return runtime.block_on(interactive::run(&ctx, &cli.prefill));
     };
     tracing::info!(?command, api, "command");
     runtime.block_on(async {
@@ -682,6 +753,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::WalletRisk(a) => liquidations::wallet_risk(&ctx, a).await,
             Command::LiquidationMap(a) => liquidations::liquidation_map(&ctx, a).await,
             Command::Mcp(a) => mcp(&ctx, a).await,
+            Command::OpenLink(a) => {
+                let prefill = PrefillArgs {
+                    link: Some(a.url),
+                    ..PrefillArgs::default()
+                };
+                interactive::run(&ctx, &prefill).await
+            }
         }
     })
 }

@@ -131,6 +131,8 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
 }
 
 pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
+    // A link that cannot be read is bad input before anything starts.
+    a.prefill.ticket()?;
     let balance = parse_scaled(&a.balance, 6)
         .ok()
         .filter(|b| *b > 0)
@@ -216,7 +218,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             crate::app::Mode::Demo,
             owner,
             session,
-            &Default::default(),
+            &a.prefill,
         )?;
         // The key panel's renewal asks for the owner keystore: the demo's own, filled in.
         setup.app.owner_keystore_path = practice.owner_keystore.display().to_string();

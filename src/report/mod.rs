@@ -3,6 +3,7 @@
 //! and the assistant tools (`mcp`) call the same functions, so they answer with the same values.
 
 pub mod account;
+pub mod deep_link;
 pub mod explorer;
 pub mod input;
 pub mod liquidations;

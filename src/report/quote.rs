@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 
 use crate::client::ExchangeHttp;
 use crate::client::market_data::MarketData;
-use crate::protocol::math::{Capacity, OpenRejection, check_open, open_capacity};
+use crate::protocol::account::AccountState;
+use crate::protocol::math::{Capacity, OpenFunds, OpenRejection, check_open, open_capacity};
 use crate::protocol::trading::Instrument;
 use crate::protocol::units::{WAD, price_json, signed, wad_json};
 use crate::quote::{
@@ -208,6 +209,46 @@ impl Quote<'_> {
             "winFeeRateRaw": self.fee.to_string(),
             "parameters": self.data.parameters_json(),
             "scenarios": self.scenarios.iter().map(|s| scenario_json(p, s)).collect::<Vec<_>>(),
+        })
+    }
+}
+
+impl Quote<'_> {
+    /// The same open checked against one account, as the relayer will check it: its available
+    /// balance, and the side it already holds in the market. Its session keys are dated by the
+    /// exchange's own clock (the snapshot's indexed time), as the relayer will date them.
+    pub fn account_json(&self, account: &AccountState) -> Value {
+        let now_s = account.indexed_through_timestamp;
+        let p = &self.position;
+        let mut check = p.open_check(
+            &self.data.state,
+            self.live_mark.or(Some(p.entry)),
+            Some(OpenFunds::of(account)),
+        );
+        check.positions = Some(&account.open_positions);
+        let validation = check_open(&check);
+        let available = account.funds.available_balance;
+        let active: Vec<_> = account
+            .session_keys
+            .iter()
+            .filter(|k| k.expiry > now_s)
+            .collect();
+        let session_key = match active.iter().max_by_key(|k| k.expiry) {
+            Some(k) => {
+                json!({"status": "active", "key": format!("{:#x}", k.key), "expiresAt": k.expiry, "active": active.len()})
+            }
+            None if account.session_keys.is_empty() => {
+                json!({"status": "none", "key": null, "expiresAt": null, "active": 0})
+            }
+            None => json!({"status": "expired", "key": null, "expiresAt": null, "active": 0}),
+        };
+        json!({
+            "address": format!("{:#x}", account.address),
+            "availableUsd": usd_json(signed(available)),
+            "availableRaw": available.to_string(),
+            "marginEnough": available >= p.margin,
+            "sessionKey": session_key,
+            "openValidation": validation_json(&validation),
         })
     }
 }

@@ -69,6 +69,12 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 format!("A {distance}% move against you liquidates it: the whole margin is lost."),
                 theme.warn(),
             ));
+            if app.ticket.review == Some(crate::app::Prefilled::Link) {
+                lines.push(Line::styled(
+                    "These values came from a link someone else wrote: check each one.",
+                    theme.warn(),
+                ));
+            }
             "Confirm open"
         }
         Dialog::Close { .. } => unreachable!("drawn by draw_close"),

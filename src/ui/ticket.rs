@@ -46,6 +46,18 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 .map_or(1000, |s| s.leverage_ceiling(market)),
         ),
     ];
+    if let Some(from) = t.review {
+        lines.insert(
+            0,
+            Line::styled(
+                format!(
+                    "⚑ {}: check each value; nothing is signed until you confirm",
+                    from.words()
+                ),
+                theme.badge(),
+            ),
+        );
+    }
     let now_s = crate::clock::unix_s(now);
     // The key comes first: without one nothing below can be signed, and the fix is one key.
     let key_problem = app.mode.can_trade() && app.key_gate(now_s).is_err();

@@ -943,3 +943,43 @@ fn the_cli_prints_through_one_writer() {
         offenders.join("\n")
     );
 }
+
+/// A link that cannot be read, or prefill flags before a command they cannot fill, are bad input:
+/// exit 2 with the reason, before any key, passphrase or terminal is touched.
+#[test]
+fn unreadable_links_and_misplaced_prefills_are_bad_input() {
+    for args in [
+        vec!["--link", "not a link"],
+        vec![
+            "open-link",
+            "ftp://papertrade-terminal.pages.dev/?market=BTC",
+        ],
+        vec![
+            "open-link",
+            "https://papertrade-terminal.pages.dev/?embed=1",
+        ],
+        vec!["demo", "--link", "?"],
+    ] {
+        let out = run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(stderr.starts_with("error: --link: "), "{args:?}: {stderr}");
+    }
+    let out = run(&["--market", "BTC", "markets", "--json"]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stdout_json(&out);
+    assert_eq!(e["error"]["field"], "market", "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot stand before `markets`"),
+        "{e}"
+    );
+    let out = run(&["--link", "?market=BTC", "--market", "ETH"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a link and a flag: clap refuses"
+    );
+}

@@ -190,6 +190,14 @@ fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
             "papertrade_prepare_open",
             json!({"user": w, "market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500}),
         ),
+        (
+            "build_trade_plan",
+            json!({"market": "btc", "side": "long", "marginUsd": 100, "leverage": 500, "address": w}),
+        ),
+        (
+            "build_trade_plan",
+            json!({"market": "ETH", "side": "short", "marginUsd": 5.5, "leverage": 3}),
+        ),
         ("get_protocol_status", json!({})),
         ("get_service_status", json!({})),
         ("papertrade_markets", json!({})),
@@ -533,6 +541,51 @@ async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact()
     assert!(
         prep["summary"].as_str().unwrap().contains("82674"),
         "{prep}"
+    );
+
+    // Trade plan: the prepared open's quote, a link in the browser terminal's format that reads
+    // back to the same ticket, the account's own funds; nothing signed.
+    let plan = get("build_trade_plan", 0);
+    assert_eq!(plan["unsigned"], true);
+    assert_eq!(
+        plan["link"],
+        "https://papertrade-terminal.pages.dev/?market=BTC&side=long&margin=100&leverage=500"
+    );
+    assert_eq!(
+        plan["command"],
+        format!("papertrade-tui --link '{}'", plan["link"].as_str().unwrap())
+    );
+    assert_eq!(plan["quote"]["bustPriceRaw"], prep["bustPriceRaw"]);
+    assert_eq!(plan["valid"], true, "{plan}");
+    let available = sim
+        .server
+        .shared
+        .with_engine(|e| e.accounts[&trader.address()].state.funds.available_balance);
+    assert_eq!(plan["account"]["availableRaw"], available.to_string());
+    assert_eq!(
+        plan["account"]["marginEnough"],
+        json!(available >= 100 * 10u128.pow(18))
+    );
+    assert_eq!(plan["account"]["sessionKey"]["status"], "active", "{plan}");
+    let warnings = plan["warnings"].as_array().unwrap();
+    assert!(
+        warnings[0].as_str().unwrap().contains("500x"),
+        "the risk line comes first: {warnings:?}"
+    );
+    let small = get("build_trade_plan", 1);
+    assert_eq!(small["valid"], false);
+    assert_eq!(small["account"], Value::Null);
+    assert_eq!(
+        small["link"],
+        "https://papertrade-terminal.pages.dev/?market=ETH&side=short&margin=5.5&leverage=3"
+    );
+    assert!(
+        small["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("margin_below_minimum")),
+        "{small}"
     );
 
     // Status: the engine's switches and minimums; the simulator's relayer is ready.

@@ -434,6 +434,7 @@ const VALUE_FLAGS: &[&str] = &[
     "--side",
     "--margin",
     "--leverage",
+    "--link",
 ];
 
 /// The subcommand's position in the binary's arguments, if any.
@@ -491,7 +492,7 @@ fn action(words: &[String], home: &Path) -> Result<Action, String> {
         };
         let hows = match name {
             None if has("--watch") => vec![How::Ui("WATCH")],
-            None => vec![How::Ui("LIVE")],
+            None | Some("open-link") => vec![How::Ui("LIVE")],
             // With a terminal the demo opens the UI; without one it prints and serves.
             Some("demo") => vec![How::Ui("DEMO"), How::Serve { probe: true }],
             Some("sim") => vec![How::Serve { probe: true }],

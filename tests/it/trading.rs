@@ -1377,6 +1377,68 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
     assert!(audit.contains("\"via\":\"tui\""));
 }
 
+/// A browser terminal link opens the ticket prefilled under its review banner, with what it got
+/// wrong dropped one by one; nothing is signed until the dialog is confirmed, and then exactly
+/// the link's values are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deep_link_prefills_the_ticket_and_only_the_confirmation_signs_it() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 5000).await;
+    sim.pin("ETH", "2500.25").await;
+    let owner = user.owner();
+    let ctx = tui_run::context(&user.api, &user.info, &user.data(), Some(owner));
+    let prefill = papertrade_tui::cli::PrefillArgs {
+        link: Some(
+            "https://papertrade-terminal.pages.dev/app/?market=eth&side=SHORT&margin=1%2C250.5&leverage=40&embed=1&side=long"
+                .into(),
+        ),
+        ..Default::default()
+    };
+    let setup =
+        papertrade_tui::cli::ui_setup(&ctx, Mode::Live, owner, Some(user.session()), &prefill)
+            .unwrap();
+    let mut ui = Ui::start(setup);
+    let positions = || {
+        sim.server
+            .shared
+            .with_engine(|e| e.account(owner).map_or(0, |a| a.state.open_positions.len()))
+    };
+    let first = ui.wait_for_text("notional").await;
+    assert!(first.contains("⚑ from a link"), "{first}");
+    assert!(
+        first.contains("ETH ▲ LONG  40x"),
+        "a side given twice is dropped: {first}"
+    );
+    assert!(first.contains("margin $1250.5"), "{first}");
+    assert!(first.contains("side dropped"), "{first}");
+    ui.settle(Duration::from_millis(300)).await;
+    assert_eq!(positions(), 0, "a link never signs");
+    ui.send_keys([KeyCode::Enter]);
+    let dialog = ui.wait_for_text("OPEN").await;
+    assert!(dialog.contains("came from a link"), "{dialog}");
+    ui.type_text("y");
+    ui.wait_for_text("succeeded").await;
+    let opened = sim
+        .server
+        .shared
+        .with_engine(|e| e.account(owner).unwrap().state.open_positions[0].clone());
+    assert_eq!(
+        (
+            opened.instrument_id,
+            opened.is_long,
+            opened.leverage,
+            opened.margin
+        ),
+        (1, true, 40, 1_250_500_000_000_000_000_000)
+    );
+    let after = ui.settle(Duration::from_millis(300)).await;
+    assert!(
+        !after.contains("⚑ from a link"),
+        "confirmed: the banner goes: {after}"
+    );
+    ui.quit().await.expect("the loop ends cleanly on q");
+}
+
 /// A position closed in the UI is in the History tab after a restart on the same data dir, with
 /// its entry, the exchange's exit and the totals — and in `--watch` of the same wallet too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -41,6 +41,13 @@ pub fn tools() -> Vec<ToolSpec> {
             json!({"type": "number", "description": "Hypothetical exit in USD; defaults to the current mark.", "exclusiveMinimum": 0}),
         ),
     ]);
+    let mut plan = open.clone();
+    plan.push((
+        "address",
+        schema::address(
+            "Optional wallet, ^0x[0-9a-fA-F]{40}$: adds an account block (available balance, session key status, whether the margin is enough).",
+        ),
+    ));
     vec![
         ToolSpec {
             name: "list_markets",
@@ -207,6 +214,55 @@ pub fn tools() -> Vec<ToolSpec> {
             ),
             open_world: true,
             implementation: Implementation::Candles,
+        },
+        ToolSpec {
+            name: "build_trade_plan",
+            seed: Seed::Terminal,
+            title: "Build a trade plan",
+            description: "Validates an open against the live limits (and an account's balance and side when an address is given), quotes it, and returns an UNSIGNED plan: the browser terminal's deep link (?market=&side=&margin=&leverage=), the papertrade-tui command that opens the same ticket, steps and warnings (always the high-leverage risk). Nothing is signed, sent or placed: the user opens the link, reviews the prefilled ticket and signs in their own wallet.",
+            input: schema::object(&plan, &["market", "side", "marginUsd", "leverage"]),
+            output: schema::output(
+                &[
+                    ("unsigned", of("boolean".into())),
+                    ("link", of("string".into())),
+                    ("command", of("string".into())),
+                    ("practiceCommand", of("string".into())),
+                    ("valid", of("boolean".into())),
+                    ("invalidReason", of(json!(["string", "null"]))),
+                    ("quote", of("object".into())),
+                    (
+                        "steps",
+                        json!({"type": "array", "items": {"type": "string"}}),
+                    ),
+                    (
+                        "warnings",
+                        json!({"type": "array", "items": {"type": "string"}, "minItems": 1}),
+                    ),
+                    (
+                        "account",
+                        json!({"type": ["object", "null"], "properties": {
+                            "address": {"type": "string"}, "availableUsd": {"type": "number"},
+                            "availableRaw": {"type": "string"}, "marginEnough": {"type": "boolean"},
+                            "sessionKey": {"type": "object"}, "openValidation": {"type": "object"}
+                        }, "required": ["address", "availableUsd", "availableRaw", "marginEnough",
+                                        "sessionKey", "openValidation"]}),
+                    ),
+                ],
+                &[
+                    "unsigned",
+                    "link",
+                    "command",
+                    "practiceCommand",
+                    "valid",
+                    "invalidReason",
+                    "quote",
+                    "steps",
+                    "warnings",
+                    "account",
+                ],
+            ),
+            open_world: true,
+            implementation: Implementation::TradePlan,
         },
         ToolSpec {
             name: "get_protocol_status",

@@ -279,3 +279,116 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
         value,
     })
 }
+
+/// `build_trade_plan`: the open validated against the live limits (and the account, given an
+/// address), quoted, and returned as an UNSIGNED plan with the browser terminal's deep link and
+/// the command that opens the same ticket here. Nothing is signed, sent or placed.
+pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
+    use crate::report::deep_link;
+    let t = ticket_args(a);
+    let leverage = a.text("leverage").unwrap_or_default();
+    let fail = |e| Failure::from_report(e, QUOTE_RENAMES);
+    let address = a
+        .text("address")
+        .map(|text| crate::report::input::address("address", &text))
+        .transpose()
+        .map_err(fail)?;
+    let data = report::market_data(&reads.http, false, &t.market)
+        .await
+        .map_err(fail)?;
+    let ask = QuoteAsk {
+        leverage: &leverage,
+        ..QuoteAsk::default()
+    };
+    let q = report::quote(&data, &t.ticket(), &ask).map_err(fail)?;
+    let account = match address {
+        Some(address) => {
+            let live = crate::client::live_account::LiveAccount::open(&reads.http, address)
+                .await
+                .map_err(|e| fail(e.into()))?;
+            Some(q.account_json(&live.state))
+        }
+        None => None,
+    };
+    let p = &q.position;
+    let link = deep_link::link(&p.market.symbol, p.is_long, p.margin, p.leverage);
+    let command = deep_link::open_command(&link, false);
+    let practice = deep_link::open_command(&link, true);
+    let mut quote = q.json();
+    terminal_names(&mut quote);
+    let ceiling = data.state.leverage_ceiling(p.market);
+
+    let mut warnings = vec![format!(
+        "Papertrade allows up to 1000x leverage: at {}x a {}% move against this position liquidates it and the whole ${} margin is lost.",
+        p.leverage, quote["distanceToBustPct"], quote["marginUsd"]
+    )];
+    if let Err(r) = &q.validation {
+        warnings.push(format!(
+            "As it stands the relayer would refuse this open ({}): {r}.",
+            r.code()
+        ));
+    }
+    if p.leverage > ceiling {
+        warnings.push(format!(
+            "{} allows at most {ceiling}x: the terminal clamps the ticket's leverage to it.",
+            p.market.symbol
+        ));
+    }
+    let mut steps = Vec::new();
+    if let Some(acc) = &account {
+        if acc["marginEnough"] != json!(true) {
+            warnings.push(format!(
+                "The account has ${} available, less than the ${} margin: deposit first.",
+                acc["availableUsd"], quote["marginUsd"]
+            ));
+        }
+        if let Some(problem) = acc["openValidation"]["problem"].as_str()
+            && acc["openValidation"]["accepted"] == json!(false)
+        {
+            warnings.push(format!(
+                "For this account the relayer would refuse it: {problem}."
+            ));
+        }
+        if acc["sessionKey"]["status"] != json!("active") {
+            steps.push(
+                "Create and register a session key first (in the browser terminal, or `papertrade-tui key create` then `papertrade-tui key register` here): it signs trades and can never withdraw.".to_string(),
+            );
+        }
+    }
+    steps.extend([
+        format!("Open the link in the browser terminal ({link}) or run `{command}` here; `{practice}` practises the same ticket with no funds and no network."),
+        "The ticket opens prefilled under a review banner: check market, side, margin and leverage, and the pre-trade panel's bust price and what a close pays.".to_string(),
+        "Confirm in the dialog: only then does your own wallet or session key sign the OpenPosition intent; the relayer fills it at the Hyperliquid mid.".to_string(),
+    ]);
+    let valid = q.validation.is_ok()
+        && account
+            .as_ref()
+            .is_none_or(|acc| acc["openValidation"]["accepted"] == json!(true));
+    let value = json!({
+        "unsigned": true,
+        "link": link,
+        "command": command,
+        "practiceCommand": practice,
+        "valid": valid,
+        "invalidReason": quote["invalidReason"],
+        "quote": quote,
+        "steps": steps,
+        "warnings": warnings,
+        "account": account,
+    });
+    let text = format!(
+        "UNSIGNED plan: {} {} {}x with ${} margin, bust {} ({}% away){}. Give the user this link to review and sign in their own wallet: {link} (or `{command}` in papertrade-tui). Nothing was signed, sent or placed.",
+        side_word(&value["quote"]),
+        p.market.symbol,
+        p.leverage,
+        value["quote"]["marginUsd"],
+        value["quote"]["bustPrice"],
+        value["quote"]["distanceToBustPct"],
+        if valid {
+            ""
+        } else {
+            "; as it stands the relayer would REFUSE it (see warnings)"
+        },
+    );
+    Ok(Answer { text, value })
+}
