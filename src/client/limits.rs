@@ -88,6 +88,9 @@ pub(crate) const QUIET_INTERVALS: u32 = 3;
 /// The response headers of the stream request, at most; sooner when the heartbeat is known
 /// (the quiet timeout applies from the request on).
 pub(crate) const STREAM_OPEN_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection must bring its snapshot this soon after its headers (the exchange sends it
+/// first): heartbeats without one keep nothing in sync, so the stream is reopened.
+pub(crate) const STREAM_SNAPSHOT_TIMEOUT: Duration = Duration::from_secs(15);
 /// Reconnect backoff: doubles from the base to the cap, each wait drawn from [½, 1] of its step.
 pub(crate) const STREAM_BACKOFF_BASE: Duration = Duration::from_millis(250);
 pub const STREAM_BACKOFF_MAX: Duration = Duration::from_secs(30);

@@ -28,6 +28,8 @@ pub struct StreamConfig {
     pub default_heartbeat: Duration,
     /// The stream request's response headers, at most (sooner once the heartbeat is known).
     pub open_timeout: Duration,
+    /// Each connection's snapshot, at most this long after its headers.
+    pub snapshot_timeout: Duration,
     pub backoff_base: Duration,
     pub backoff_max: Duration,
     /// Synced this long without a fault: the backoff starts again from the base.
@@ -40,6 +42,7 @@ impl Default for StreamConfig {
             quiet_intervals: limits::QUIET_INTERVALS,
             default_heartbeat: limits::HEARTBEAT_DEFAULT,
             open_timeout: limits::STREAM_OPEN_TIMEOUT,
+            snapshot_timeout: limits::STREAM_SNAPSHOT_TIMEOUT,
             backoff_base: limits::STREAM_BACKOFF_BASE,
             backoff_max: limits::STREAM_BACKOFF_MAX,
             healthy_after: limits::STREAM_HEALTHY_AFTER,
@@ -191,9 +194,25 @@ where
         synced_for: synced_at.map(|t| t.elapsed()),
     };
     let mut last_event = Instant::now();
+    let snapshot_by = last_event + config.snapshot_timeout;
     loop {
         let quiet = *heartbeat * config.quiet_intervals;
-        let chunk = match tokio::time::timeout_at(last_event + quiet, body.next()).await {
+        let waiting_for_snapshot = synced_at.is_none() && snapshot_by < last_event + quiet;
+        let deadline = if waiting_for_snapshot {
+            snapshot_by
+        } else {
+            last_event + quiet
+        };
+        let chunk = match tokio::time::timeout_at(deadline, body.next()).await {
+            Err(_) if waiting_for_snapshot => {
+                return Err(lost(
+                    synced_at,
+                    format!(
+                        "connected but no snapshot within {}",
+                        seconds(config.snapshot_timeout)
+                    ),
+                ));
+            }
             Err(_) => {
                 return Err(lost(
                     synced_at,
@@ -299,9 +318,22 @@ mod tests {
     }
 
     /// `follow` over in-memory bytes, then silence; how long (in paused time) until it gives up.
+    /// The snapshot deadline is out of the way: these are about the quiet timeout.
     async fn time_to_give_up(
         chunks: Vec<Vec<u8>>,
         trickle: Option<Duration>,
+    ) -> (Duration, String) {
+        let config = StreamConfig {
+            snapshot_timeout: Duration::from_secs(86_400),
+            ..StreamConfig::default()
+        };
+        give_up_with(chunks, trickle, &config).await
+    }
+
+    async fn give_up_with(
+        chunks: Vec<Vec<u8>>,
+        trickle: Option<Duration>,
+        config: &StreamConfig,
     ) -> (Duration, String) {
         let (tx, mut rx) = mpsc::channel(64);
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
@@ -322,13 +354,7 @@ mod tests {
         let mut heartbeat = limits::HEARTBEAT_DEFAULT;
         let ended = tokio::time::timeout(
             Duration::from_secs(3600),
-            follow(
-                body,
-                Address::ZERO,
-                &StreamConfig::default(),
-                &tx,
-                &mut heartbeat,
-            ),
+            follow(body, Address::ZERO, config, &tx, &mut heartbeat),
         )
         .await
         .expect("the stream gave up within an hour");
@@ -368,5 +394,39 @@ mod tests {
         let (took, _) =
             time_to_give_up(vec![liveness(1000)], Some(Duration::from_millis(500))).await;
         assert_eq!(took, Duration::from_secs(3));
+    }
+
+    /// Heartbeats on time but never a snapshot: nothing is in sync, so the connection is given
+    /// up on the snapshot deadline, however lively it looks.
+    #[tokio::test(start_paused = true)]
+    async fn heartbeats_without_a_snapshot_are_given_up_on() {
+        let (tx, mut rx) = mpsc::channel(64);
+        tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let beats = futures::stream::unfold((), |()| async {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            Some((
+                Ok::<_, String>(b"event: heartbeat\ndata: {}\n\n".to_vec()),
+                (),
+            ))
+        });
+        let body = futures::stream::iter([Ok(liveness(1000))])
+            .chain(beats)
+            .boxed();
+        let start = Instant::now();
+        let mut heartbeat = limits::HEARTBEAT_DEFAULT;
+        let config = StreamConfig::default();
+        let lost = tokio::time::timeout(
+            Duration::from_secs(3600),
+            follow(body, Address::ZERO, &config, &tx, &mut heartbeat),
+        )
+        .await
+        .expect("given up within the hour")
+        .unwrap_err();
+        assert_eq!(start.elapsed(), limits::STREAM_SNAPSHOT_TIMEOUT);
+        assert!(
+            lost.reason.contains("no snapshot within 15.0s"),
+            "{}",
+            lost.reason
+        );
     }
 }

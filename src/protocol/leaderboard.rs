@@ -67,7 +67,18 @@ impl SortKey {
         SortKey::CurrentOpenPositionCount,
     ];
 
-    pub fn name(self) -> &'static str {
+    /// The wire names, in the order of `ALL` (the exchange's query and the commands' choices).
+    pub const NAMES: [&'static str; 9] = {
+        let mut names = [""; 9];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = SortKey::ALL[i].name();
+            i += 1;
+        }
+        names
+    };
+
+    pub const fn name(self) -> &'static str {
         match self {
             SortKey::TotalWindowedPnl => "totalWindowedPnl",
             SortKey::RealizedPnl => "realizedPnl",

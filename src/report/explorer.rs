@@ -27,17 +27,7 @@ use crate::protocol::wire::parse_b256;
 use super::{ReportError, input};
 
 pub const WINDOWS: [&str; 4] = ["24h", "7d", "30d", "all"];
-pub const SORT_KEYS: [&str; 9] = [
-    "totalWindowedPnl",
-    "realizedPnl",
-    "currentUnrealizedPnl",
-    "currentBalance",
-    "currentQueued",
-    "currentOpenNotional",
-    "totalVolume",
-    "paperTotal",
-    "currentOpenPositionCount",
-];
+pub const SORT_KEYS: [&str; 9] = SortKey::NAMES;
 
 pub fn window(text: &str) -> Result<Window, ReportError> {
     Window::parse(text).ok_or_else(|| {

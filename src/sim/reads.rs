@@ -251,17 +251,7 @@ impl Engine {
                 ));
             }
         };
-        const KEYS: [&str; 9] = [
-            "totalWindowedPnl",
-            "realizedPnl",
-            "currentUnrealizedPnl",
-            "currentBalance",
-            "currentQueued",
-            "currentOpenNotional",
-            "totalVolume",
-            "paperTotal",
-            "currentOpenPositionCount",
-        ];
+        const KEYS: [&str; 9] = crate::protocol::leaderboard::SortKey::NAMES;
         if !KEYS.contains(&sort_key) {
             return Err(Refusal::new(
                 400,
