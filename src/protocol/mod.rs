@@ -4,6 +4,7 @@
 pub mod account;
 pub mod eip712;
 pub mod history;
+pub mod hypercore_send;
 pub mod hyperliquid;
 pub mod leaderboard;
 pub mod math;
