@@ -416,6 +416,14 @@ pub(crate) struct EngineArgs {
         value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_WARMUP_MS / 3_600_000)
     )]
     pub warmup_hours: u64,
+    /// How long the deposit sweeper takes to credit USDC sent to a deposit proxy (0 to 600000;
+    /// the real one takes about a minute).
+    #[arg(
+        long,
+        default_value_t = 3_000,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_SWEEP_DELAY_MS)
+    )]
+    pub sweep_delay_ms: u64,
 }
 
 /// 32 days: past the 30-day window, so every leaderboard window (24h, 7d, 30d, all) differs.

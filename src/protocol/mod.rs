@@ -3,6 +3,7 @@
 
 pub mod account;
 pub mod eip712;
+pub mod funding;
 pub mod history;
 pub mod hypercore_send;
 pub mod hyperliquid;
