@@ -3,6 +3,7 @@
 mod account;
 mod args;
 mod explorer;
+mod funding;
 mod interactive;
 mod key;
 mod liquidations;
@@ -48,6 +49,14 @@ pub(crate) struct Cli {
         value_name = "URL"
     )]
     pub info_url: Option<String>,
+    /// HyperEVM JSON-RPC endpoint (a deposit verifies its proxy there).
+    #[arg(
+        long = "rpc-url",
+        global = true,
+        env = "PAPERTRADE_RPC_URL",
+        value_name = "URL"
+    )]
+    pub rpc_url: Option<String>,
     /// Directory for keys, nonces, the audit log and logs.
     #[arg(
         long = "data-dir",
@@ -108,6 +117,8 @@ pub(crate) enum Command {
     Close(CloseArgs),
     /// Cancel a queued intent.
     Cancel(CancelArgs),
+    /// Deposit USDC from the owner's HyperCore spot account (a spotSend signed by the owner's wallet).
+    Deposit(DepositArgs),
     /// Withdraw USDC to the owner's HyperCore spot account (signed by the owner's wallet).
     Withdraw(WithdrawArgs),
     /// Run the local exchange simulator (a strict Papertrade on loopback) until Ctrl-C.
@@ -164,6 +175,7 @@ impl Command {
             Command::Open(_) => "open",
             Command::Close(_) => "close",
             Command::Cancel(_) => "cancel",
+            Command::Deposit(_) => "deposit",
             Command::Withdraw(_) => "withdraw",
             Command::Sim(_) => "sim",
             Command::Demo(_) => "demo",
@@ -339,6 +351,21 @@ pub(crate) struct CancelArgs {
     /// The queued intent's id (0x + 64 hex).
     #[arg(value_name = "INTENT_ID")]
     pub intent_id: String,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DepositArgs {
+    /// USDC to deposit (at least 10, at most 6 decimals); a 1 USDC activation fee comes on top
+    /// the first time.
+    #[arg(long)]
+    pub amount: String,
+    #[command(flatten)]
+    pub signing: OwnerSigning,
     #[command(flatten)]
     pub wait: WaitArgs,
     /// Do not ask for confirmation.
@@ -607,6 +634,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .unwrap_or_else(|| config::DEFAULT_INFO_URL.to_string());
     config::check_url(&api).map_err(|m| CliError::input("api", m))?;
     config::check_url(&info).map_err(|m| CliError::input("info-url", m))?;
+    let rpc = cli
+        .rpc_url
+        .or(file.rpc_url)
+        .unwrap_or_else(|| config::DEFAULT_RPC_URL.to_string());
+    config::check_url(&rpc).map_err(|m| CliError::input("rpc-url", m))?;
     let data_dir = cli
         .data_dir
         .or(file.data_dir)
@@ -638,7 +670,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
     let ctx = Context {
         json: cli.json,
-        http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
+        http: ExchangeHttp::new(&api, &info, HttpConfig::default()).with_rpc_url(&rpc),
         data_dir,
         owner: cli.owner.or(file.owner),
         key_backend: cli.key_backend.or(file.key_backend),
@@ -670,6 +702,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Open(a) => trade::open(&ctx, a).await,
             Command::Close(a) => trade::close(&ctx, a).await,
             Command::Cancel(a) => trade::cancel(&ctx, a).await,
+            Command::Deposit(a) => funding::deposit(&ctx, a).await,
             Command::Withdraw(a) => trade::withdraw(&ctx, a).await,
             Command::Sim(a) => simulator::sim(&ctx, a).await,
             Command::Demo(a) => simulator::demo(&ctx, a).await,
