@@ -7,6 +7,8 @@ use serde::Deserialize;
 
 pub(crate) const DEFAULT_API_URL: &str = "https://exchange.papertrade.xyz";
 pub(crate) const DEFAULT_INFO_URL: &str = "https://api.hyperliquid.xyz/info";
+/// HyperEVM JSON-RPC (§1), for the deposit proxy's verification.
+pub(crate) const DEFAULT_RPC_URL: &str = "https://rpc.hyperliquid.xyz/evm";
 
 /// The config file's keys. Unknown keys are refused so a typo is not silently ignored.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
@@ -14,8 +16,10 @@ pub(crate) const DEFAULT_INFO_URL: &str = "https://api.hyperliquid.xyz/info";
 pub struct FileConfig {
     /// Exchange origin (relayer and indexer).
     pub api_url: Option<String>,
-    /// Hyperliquid info endpoint.
+    /// Hyperliquid info endpoint (its `/exchange` is beside it).
     pub info_url: Option<String>,
+    /// HyperEVM JSON-RPC endpoint.
+    pub rpc_url: Option<String>,
     /// Where keys, nonces, the audit log and logs live.
     pub data_dir: Option<PathBuf>,
     /// The wallet this client trades for (0x…).
@@ -326,7 +330,11 @@ impl FileConfig {
                 reason,
             });
         }
-        for (key, url) in [("api_url", &config.api_url), ("info_url", &config.info_url)] {
+        for (key, url) in [
+            ("api_url", &config.api_url),
+            ("info_url", &config.info_url),
+            ("rpc_url", &config.rpc_url),
+        ] {
             if let Some(url) = url {
                 check_url(url).map_err(|reason| ConfigError::Invalid {
                     path: shown.clone(),

@@ -3,6 +3,7 @@
 mod account;
 mod args;
 mod explorer;
+mod funding;
 mod interactive;
 mod key;
 mod liquidations;
@@ -48,6 +49,14 @@ pub(crate) struct Cli {
         value_name = "URL"
     )]
     pub info_url: Option<String>,
+    /// HyperEVM JSON-RPC endpoint (a deposit verifies its proxy there).
+    #[arg(
+        long = "rpc-url",
+        global = true,
+        env = "PAPERTRADE_RPC_URL",
+        value_name = "URL"
+    )]
+    pub rpc_url: Option<String>,
     /// Directory for keys, nonces, the audit log and logs.
     #[arg(
         long = "data-dir",
@@ -147,6 +156,8 @@ pub(crate) enum Command {
     Close(CloseArgs),
     /// Cancel a queued intent.
     Cancel(CancelArgs),
+    /// Deposit USDC from the owner's HyperCore spot account (a spotSend signed by the owner's wallet).
+    Deposit(DepositArgs),
     /// Withdraw USDC to the owner's HyperCore spot account (signed by the owner's wallet).
     Withdraw(WithdrawArgs),
     /// Run the local exchange simulator (a strict Papertrade on loopback) until Ctrl-C.
@@ -206,6 +217,7 @@ impl Command {
             Command::Open(_) => "open",
             Command::Close(_) => "close",
             Command::Cancel(_) => "cancel",
+            Command::Deposit(_) => "deposit",
             Command::Withdraw(_) => "withdraw",
             Command::Sim(_) => "sim",
             Command::Demo(_) => "demo",
@@ -391,6 +403,21 @@ pub(crate) struct CancelArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct DepositArgs {
+    /// USDC to deposit (at least 10, at most 6 decimals); a 1 USDC activation fee comes on top
+    /// the first time.
+    #[arg(long)]
+    pub amount: String,
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct WithdrawArgs {
     /// USDC to withdraw (at least 10, at most 6 decimals).
     #[arg(long)]
@@ -460,6 +487,14 @@ pub(crate) struct EngineArgs {
         value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_WARMUP_MS / 3_600_000)
     )]
     pub warmup_hours: u64,
+    /// How long the deposit sweeper takes to credit USDC sent to a deposit proxy (0 to 600000;
+    /// the real one takes about a minute).
+    #[arg(
+        long,
+        default_value_t = 3_000,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_SWEEP_DELAY_MS)
+    )]
+    pub sweep_delay_ms: u64,
 }
 
 /// 32 days: past the 30-day window, so every leaderboard window (24h, 7d, 30d, all) differs.
@@ -653,6 +688,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .unwrap_or_else(|| config::DEFAULT_INFO_URL.to_string());
     config::check_url(&api).map_err(|m| CliError::input("api", m))?;
     config::check_url(&info).map_err(|m| CliError::input("info-url", m))?;
+    let rpc = cli
+        .rpc_url
+        .or(file.rpc_url)
+        .unwrap_or_else(|| config::DEFAULT_RPC_URL.to_string());
+    config::check_url(&rpc).map_err(|m| CliError::input("rpc-url", m))?;
     let data_dir = cli
         .data_dir
         .or(file.data_dir)
@@ -701,7 +741,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
     }
     let ctx = Context {
         json: cli.json,
-        http: ExchangeHttp::new(&api, &info, HttpConfig::default()),
+        http: ExchangeHttp::new(&api, &info, HttpConfig::default()).with_rpc_url(&rpc),
         data_dir,
         owner: cli.owner.or(file.owner),
         key_backend: cli.key_backend.or(file.key_backend),
@@ -733,6 +773,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Open(a) => trade::open(&ctx, a).await,
             Command::Close(a) => trade::close(&ctx, a).await,
             Command::Cancel(a) => trade::cancel(&ctx, a).await,
+            Command::Deposit(a) => funding::deposit(&ctx, a).await,
             Command::Withdraw(a) => trade::withdraw(&ctx, a).await,
             Command::Sim(a) => simulator::sim(&ctx, a).await,
             Command::Demo(a) => simulator::demo(&ctx, a).await,

@@ -18,8 +18,9 @@ use crate::keys::{
 };
 use crate::protocol::account::AccountState;
 use crate::protocol::eip712::{
-    SessionSigner, Signed, WalletIntent, parse_signature, sign_request_json,
+    SessionSigner, Signed, WalletIntent, WalletSigner, parse_signature, sign_request_json,
 };
+use crate::protocol::hypercore_send::{SignedSpotSend, SpotSend};
 
 pub use crate::client::live_account::LiveAccount;
 
@@ -216,38 +217,75 @@ pub fn owner_sign<I: WalletIntent>(
     owner: Address,
     intent: I,
 ) -> Result<Signed<I>, CliError> {
-    if let Some(path) = &signing.owner_keystore {
-        let pass = passphrase(
-            "PAPERTRADE_TUI_OWNER_PASSPHRASE",
-            "Owner keystore passphrase: ",
-        )
-        .map_err(key_error)?;
-        let wallet = load_owner_keystore(path, &pass)
-            .map_err(|e| CliError::Config(format!("owner keystore: {e}")))?;
-        if wallet.address() != owner {
-            return Err(CliError::input(
-                "owner-keystore",
-                format!(
-                    "the keystore holds {:#x}, not the owner {owner:#x}",
-                    wallet.address()
-                ),
-            ));
-        }
+    if let Some(wallet) = owner_wallet(signing, owner)? {
         return wallet
             .sign(intent)
             .map_err(|e| CliError::Local(format!("signing failed: {e}")));
     }
-    if !signing.external {
+    let signature = pasted_signature(ctx, signing, &sign_request_json(owner, &intent))?;
+    Signed::from_signature(intent, signature, owner)
+        .map_err(|e| CliError::input("signature", e.to_string()))
+}
+
+/// The owner's signature on a HyperCore `spotSend`, the same two ways as [`owner_sign`].
+pub fn owner_sign_spot_send(
+    ctx: &Context,
+    signing: &OwnerSigning,
+    owner: Address,
+    send: SpotSend,
+) -> Result<SignedSpotSend, CliError> {
+    if let Some(wallet) = owner_wallet(signing, owner)? {
+        return wallet
+            .sign_spot_send(send)
+            .map_err(|e| CliError::Local(format!("signing failed: {e}")));
+    }
+    let signature = pasted_signature(ctx, signing, &send.sign_request_json(owner))?;
+    SignedSpotSend::from_signature(send, signature, owner)
+        .map_err(|e| CliError::input("signature", e.to_string()))
+}
+
+/// The owner's wallet unlocked from `--owner-keystore` (and checked to be the owner), `None`
+/// for `--external`; an error when neither is given.
+fn owner_wallet(signing: &OwnerSigning, owner: Address) -> Result<Option<WalletSigner>, CliError> {
+    let Some(path) = &signing.owner_keystore else {
+        if signing.external {
+            return Ok(None);
+        }
         return Err(CliError::input(
             "owner-keystore",
             "the owner's signature is needed: pass --owner-keystore PATH or --external",
         ));
+    };
+    let pass = passphrase(
+        "PAPERTRADE_TUI_OWNER_PASSPHRASE",
+        "Owner keystore passphrase: ",
+    )
+    .map_err(key_error)?;
+    let wallet = load_owner_keystore(path, &pass)
+        .map_err(|e| CliError::Config(format!("owner keystore: {e}")))?;
+    if wallet.address() != owner {
+        return Err(CliError::input(
+            "owner-keystore",
+            format!(
+                "the keystore holds {:#x}, not the owner {owner:#x}",
+                wallet.address()
+            ),
+        ));
     }
-    let request = sign_request_json(owner, &intent);
+    Ok(Some(wallet))
+}
+
+/// Show an external wallet `request` (and write it to `--typed-data-out`), then read the
+/// pasted 65-byte signature from stdin.
+fn pasted_signature(
+    ctx: &Context,
+    signing: &OwnerSigning,
+    request: &serde_json::Value,
+) -> Result<alloy_primitives::Signature, CliError> {
     if let Some(path) = &signing.typed_data_out {
         crate::private_files::write_private(
             path,
-            serde_json::to_string_pretty(&request)
+            serde_json::to_string_pretty(request)
                 .expect("JSON")
                 .as_bytes(),
         )
@@ -260,7 +298,7 @@ pub fn owner_sign<I: WalletIntent>(
     }
     // Typed data as one line for the wallet, the prompt on stderr. With --json, stdout carries
     // exactly one document (the command's result), so the request goes to stderr as well.
-    let line = serde_json::to_string(&request).expect("JSON");
+    let line = serde_json::to_string(request).expect("JSON");
     if ctx.json {
         eprintln!("{line}");
     } else {
@@ -274,7 +312,5 @@ pub fn owner_sign<I: WalletIntent>(
         .lock()
         .read_line(&mut line)
         .map_err(|e| CliError::input("signature", format!("could not read it: {e}")))?;
-    let signature = parse_signature(&line).map_err(|why| CliError::input("signature", why))?;
-    Signed::from_signature(intent, signature, owner)
-        .map_err(|e| CliError::input("signature", e.to_string()))
+    parse_signature(&line).map_err(|why| CliError::input("signature", why))
 }

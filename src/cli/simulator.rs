@@ -80,6 +80,7 @@ fn config(a: &EngineArgs, controls: bool) -> Result<SimConfig, CliError> {
         controls,
         manual_clock: a.manual_clock,
         warmup_ms: a.warmup_hours * 3_600_000,
+        sweep_delay_ms: a.sweep_delay_ms,
         ..SimConfig::default()
     };
     cfg.check().map_err(CliError::Usage)?;

@@ -4,12 +4,14 @@
 use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
+use crate::client::funding::follow_core_credit;
 use crate::client::intents::{Submission, SubmitError};
 use crate::client::ledger::{AuditLog, NonceStore};
 use crate::client::orders::{OrderError, Sent, Trader, send_signed};
 use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
+use crate::protocol::funding::CORE_WEI_PER_USDC_UNIT;
 use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
 use crate::protocol::order::{Order, OrderIntent};
 use crate::protocol::rules::{CloseRejection, check_cancel, check_withdraw, close_rejection};
@@ -483,23 +485,58 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
         unreachable!("a withdrawal is one WithdrawToCore");
     };
     let signed_withdraw = owner_sign(ctx, &a.signing, owner, intent)?;
+    // What HyperCore holds before, to see the withdrawal land there (unknown if unreadable).
+    let core_before = ctx.http.spot_usdc(owner).await.ok();
     let audit = AuditLog::new(&ctx.data_dir);
     let details = json!({"amountUsdc": usdc.to_string()});
     let one = send_signed(&ctx.http, &audit, &signed_withdraw, details).await;
     reported(ctx, &one)?;
     let id = one.intent_id;
+    let started = tokio::time::Instant::now();
     let outcome = live
         .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
         .await;
+    // Followed to the end: the USDC on the owner's HyperCore spot account.
+    let landed = match core_before {
+        Some(before) if outcome == "succeeded" => {
+            if !ctx.json {
+                eprintln!("withdrawal settled; waiting for it on HyperCore…");
+            }
+            let target = before.total_wei + u128::from(usdc) * CORE_WEI_PER_USDC_UNIT;
+            let left = a.wait.duration().saturating_sub(started.elapsed());
+            let (after, seen) = follow_core_credit(&ctx.http, owner, target, left).await;
+            Some((after, seen))
+        }
+        _ => None,
+    };
+    let core_json = landed.map(|(after, seen)| {
+        json!({"credited": seen, "spotUsdc": after.map(|s| crate::protocol::funding::usdc_text(s.total_usdc()))})
+    });
     if ctx.json {
         print_json(
-            &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string()}),
+            &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string(), "hypercore": core_json}),
         );
     } else {
         say!(
             "withdrawal {id:#x}: {outcome} · balance now {}",
             usd(signed(live.state.balance))
         );
+        if let Some((Some(after), true)) = landed {
+            say!(
+                "  arrived on HyperCore: spot USDC now {}",
+                crate::protocol::funding::usdc_text(after.total_usdc())
+            );
+        }
     }
-    expect_outcomes("succeeded", [outcome])
+    expect_outcomes("succeeded", [outcome])?;
+    if let Some((_, false)) = landed {
+        return Err(CliError::Unsettled {
+            status: super::output::Unsettled::Pending,
+            message: format!(
+                "the withdrawal settled but HyperCore did not show it within {}s; it arrives on {owner:#x}'s spot account",
+                a.wait.secs
+            ),
+        });
+    }
+    Ok(())
 }

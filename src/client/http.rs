@@ -76,6 +76,8 @@ pub struct ExchangeHttp {
     streaming: reqwest::Client,
     api: String,
     info: String,
+    /// HyperEVM JSON-RPC, for the deposit's `eth_call`s.
+    rpc: String,
     config: HttpConfig,
 }
 
@@ -98,8 +100,19 @@ impl ExchangeHttp {
             streaming,
             api: api_url.trim_end_matches('/').to_string(),
             info: info_url.to_string(),
+            rpc: crate::config::DEFAULT_RPC_URL.to_string(),
             config,
         }
+    }
+
+    /// The same client with another HyperEVM JSON-RPC endpoint.
+    pub fn with_rpc_url(mut self, rpc_url: &str) -> Self {
+        self.rpc = rpc_url.to_string();
+        self
+    }
+
+    pub(crate) fn rpc_url(&self) -> &str {
+        &self.rpc
     }
 
     pub(crate) fn api_url(&self) -> &str {
@@ -155,6 +168,25 @@ impl ExchangeHttp {
         self.with_retries(read, || {
             self.http
                 .post(&self.info)
+                .header(reqwest::header::ACCEPT, "application/json")
+                .json(body)
+        })
+        .await
+    }
+
+    /// POST a read-like request (idempotent, so retried like a read) to any `url`, its answer
+    /// capped at `cap` bytes; `endpoint` names it in errors.
+    pub(crate) async fn post_read_text(
+        &self,
+        url: &str,
+        endpoint: &str,
+        cap: usize,
+        body: &Value,
+    ) -> Result<String, FetchError> {
+        let read = Read { url, endpoint, cap };
+        self.with_retries(read, || {
+            self.http
+                .post(url)
                 .header(reqwest::header::ACCEPT, "application/json")
                 .json(body)
         })
@@ -274,10 +306,21 @@ impl ExchangeHttp {
     /// POST a signed intent exactly once. Never retried: without an answer the intent may
     /// already be queued, and only the account stream can tell (§2).
     pub async fn post_intent(&self, path: &str, body: &str) -> Result<(u16, String), NoAnswer> {
-        let url = format!("{}{path}", self.api);
+        self.post_once(&format!("{}{path}", self.api), body, "a relayer answer")
+            .await
+    }
+
+    /// POST `body` to `url` exactly once, the answer read within [`limits::ANSWER_CAP`]; a
+    /// missing, broken or oversized answer is [`NoAnswer`] (`what` names it).
+    pub(crate) async fn post_once(
+        &self,
+        url: &str,
+        body: &str,
+        what: &str,
+    ) -> Result<(u16, String), NoAnswer> {
         let response = self
             .http
-            .post(&url)
+            .post(url)
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_string())
@@ -291,7 +334,7 @@ impl ExchangeHttp {
             .await
             .map_err(|e| match e {
                 Body::TooLarge => NoAnswer(format!(
-                    "the answer exceeds {}, the limit for a relayer answer",
+                    "the answer exceeds {}, the limit for {what}",
                     bytes_text(limits::ANSWER_CAP)
                 )),
                 Body::Broken(e) => NoAnswer(describe(&e)),

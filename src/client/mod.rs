@@ -3,6 +3,7 @@
 //! directory the trading path keeps (nonces, audit log, the wallet's trade history).
 
 pub mod explorer;
+pub mod funding;
 pub mod history;
 pub(crate) mod http;
 pub mod intents;

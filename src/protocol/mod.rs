@@ -3,7 +3,9 @@
 
 pub mod account;
 pub mod eip712;
+pub mod funding;
 pub mod history;
+pub mod hypercore_send;
 pub mod hyperliquid;
 pub mod leaderboard;
 pub mod math;

@@ -41,6 +41,8 @@ pub const MAX_TICK_MS: u64 = 60_000;
 /// At most 60 days of warm-up: past the 30-day leaderboard window, within the year of charted
 /// prices it replays (see `MarketSim::replay_at`).
 pub const MAX_WARMUP_MS: u64 = 60 * 24 * 3_600_000;
+/// At most ten minutes of sweeper delay: the real one takes about a minute.
+pub const MAX_SWEEP_DELAY_MS: u64 = 600_000;
 
 /// How the simulator behaves.
 #[derive(Debug, Clone)]
@@ -64,6 +66,9 @@ pub struct SimConfig {
     /// the crowd trades through that time along the charted prices (see `Exchange::new`), so
     /// leaderboard windows, the trade feed and protocol history have shape. 0: no past.
     pub warmup_ms: u64,
+    /// How long the relayer's sweeper takes to credit USDC sent to a deposit proxy (the real
+    /// one: about a minute).
+    pub sweep_delay_ms: u64,
 }
 
 impl Default for SimConfig {
@@ -78,6 +83,7 @@ impl Default for SimConfig {
             tick_ms: 250,
             initial_lp: 4_500_000 * WAD,
             warmup_ms: 0,
+            sweep_delay_ms: 3_000,
         }
     }
 }
@@ -108,7 +114,13 @@ impl SimConfig {
             MAX_HEARTBEAT_MS,
         )?;
         within("tick_ms", self.tick_ms, MIN_TICK_MS, MAX_TICK_MS)?;
-        within("warmup_ms", self.warmup_ms, 0, MAX_WARMUP_MS)
+        within("warmup_ms", self.warmup_ms, 0, MAX_WARMUP_MS)?;
+        within(
+            "--sweep-delay-ms",
+            self.sweep_delay_ms,
+            0,
+            MAX_SWEEP_DELAY_MS,
+        )
     }
 }
 
@@ -335,6 +347,8 @@ pub struct Engine {
     pub notices: Vec<Notice>,
     /// All intake closed (`intake_paused`), beside per-action pauses in `trading.intake`.
     pub intake_all_paused: bool,
+    /// HyperCore spot USDC, the deposit proxies and the sweeper (funding, §7).
+    pub(crate) core: super::hypercore::HyperCore,
     outbox: Vec<(Address, Patch)>,
 }
 
@@ -392,6 +406,7 @@ impl Engine {
             history: Vec::new(),
             notices: Vec::new(),
             intake_all_paused: false,
+            core: Default::default(),
             outbox: Vec::new(),
         };
         engine.sync_indexer();
@@ -489,6 +504,7 @@ impl Engine {
         // Liquidations go before any other action (launch phase, §8).
         self.liquidate_crossed();
         self.process_due();
+        self.sweep_due();
         between(self);
         if self
             .history

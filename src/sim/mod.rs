@@ -7,6 +7,7 @@ mod crowd;
 pub(crate) mod engine;
 mod exchange;
 mod http;
+mod hypercore;
 pub(crate) mod intake;
 mod market;
 mod reads;

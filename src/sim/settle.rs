@@ -117,6 +117,8 @@ impl Engine {
                     tx.remove_operation(id);
                     tx.outcome(id, Outcome::Succeeded);
                 });
+                // Route hypercore: the USDC lands on the wallet's own HyperCore spot account.
+                self.credit_core_usdc(q.wallet, usdc);
             }
             QueuedAction::Register { key, expiry } => {
                 let id = q.id;

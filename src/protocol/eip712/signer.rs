@@ -7,6 +7,7 @@ use alloy_signer_local::PrivateKeySigner;
 
 use super::intents::{Intent, SessionIntent, WalletIntent};
 use super::signed::Signed;
+use crate::protocol::hypercore_send::{SignedSpotSend, SpotSend};
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SignError {
@@ -115,3 +116,22 @@ scoped_signer!(
     WalletSigner,
     WalletIntent
 );
+
+impl WalletSigner {
+    /// Sign a HyperCore `spotSend` (a deposit to the proxy): only the owner's wallet moves its
+    /// HyperCore funds, never the session key.
+    pub fn sign_spot_send(&self, send: SpotSend) -> Result<SignedSpotSend, SignError> {
+        if is_read_only() {
+            return Err(SignError::ReadOnly);
+        }
+        let signature = self
+            .key
+            .sign_hash_sync(&send.digest())
+            .map_err(|_| SignError::Failed)?;
+        Ok(SignedSpotSend::new_verified(
+            send,
+            signature,
+            self.key.address(),
+        ))
+    }
+}

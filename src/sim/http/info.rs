@@ -1,4 +1,5 @@
-//! Hyperliquid's `POST /info` on the simulator's origin: `l2Book`, `allMids`, `candleSnapshot`.
+//! Hyperliquid's `POST /info` on the simulator's origin: `l2Book`, `allMids`, `candleSnapshot`,
+//! `spotClearinghouseState`.
 //! Anything else is answered as Hyperliquid's axum server does: 422 and a plain-text reason.
 
 use axum::body::Bytes;
@@ -23,6 +24,9 @@ struct InfoRequest {
     /// `candleSnapshot`'s request, read with [`CandleRequest`].
     #[serde(default)]
     req: Field<Value>,
+    /// `spotClearinghouseState`'s wallet.
+    #[serde(default)]
+    user: Field<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -101,6 +105,16 @@ pub(super) async fn info(State(s): S, body: Bytes) -> Response {
                     None => ok_json(Vec::<()>::new()),
                 }
             })
+        }
+        Some("spotClearinghouseState") => {
+            match req
+                .user
+                .given()
+                .and_then(|u| crate::protocol::wire::parse_address(&u).ok())
+            {
+                Some(user) => ok_json(super::funding::spot_clearinghouse_state(&s, user)),
+                None => unprocessable(),
+            }
         }
         _ => unprocessable(),
     }

@@ -5,6 +5,7 @@
 mod body;
 mod controls;
 mod faults;
+mod funding;
 mod gate;
 mod info;
 mod intents;
@@ -86,6 +87,11 @@ impl SimServer {
         format!("http://{}/info", self.addr)
     }
 
+    /// The HyperEVM JSON-RPC subset a deposit verifies with.
+    pub fn rpc_url(&self) -> String {
+        format!("http://{}/evm", self.addr)
+    }
+
     /// Stop serving: open streams are closed, the listener released.
     pub(crate) async fn stop(mut self) {
         self.shared.drop_streams.send_modify(|g| *g += 1);
@@ -113,11 +119,15 @@ fn router(shared: Arc<Shared>, controls: bool) -> Router {
         .route("/relayer/health", get(reads::relayer_health))
         .route("/query/health", get(reads::query_health))
         .route("/info", post(info::info))
+        .route("/exchange", post(funding::exchange))
+        .route("/evm", post(funding::evm))
+        .route("/funding/deposits/check", post(funding::deposits_check))
         .route("/intents", post(intents::submit))
         .route("/intents/{id}/cancel", post(intents::cancel));
     if controls {
         app = app
             .route("/sim/fund", post(controls::fund))
+            .route("/sim/fund-core", post(funding::fund_core))
             .route("/sim/price", post(controls::price))
             .route("/sim/market", post(controls::market))
             .route("/sim/trading", post(controls::trading))

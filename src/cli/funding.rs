@@ -1,0 +1,175 @@
+//! `deposit`: USDC from the owner's HyperCore spot account to the Papertrade balance (§7). The
+//! proxy is asked of the relayer and verified on HyperEVM, the plan is restated (amount, fee,
+//! minimum, one at a time) and refused if it would fail, the owner signs a `spotSend`, it is
+//! posted once, and the account stream is followed until the sweeper credits it.
+
+use std::time::Duration;
+
+use alloy_primitives::Address;
+use serde_json::json;
+
+use crate::client::funding::{DepositCheckError, SpotSendResult, follow_deposit};
+use crate::client::ledger::AuditLog;
+use crate::protocol::funding::{
+    DepositPlan, DepositRefusal, MIN_DEPOSIT_USDC, parse_usdc, plan_deposit, usdc_text,
+};
+use crate::protocol::hypercore_send::SpotSend;
+use crate::protocol::units::{USDC_TO_WAD, signed};
+
+use super::output::say;
+use super::output::{CliError, Unsettled, print_json, usd};
+use super::session::{LiveAccount, confirm, owner, owner_sign_spot_send};
+use super::{Context, DepositArgs};
+
+/// How often a wait for the sweeper says it is still waiting.
+const PROGRESS_EVERY: Duration = Duration::from_secs(10);
+
+pub async fn deposit(ctx: &Context, a: DepositArgs) -> Result<(), CliError> {
+    let owner = owner(ctx)?;
+    let amount = parse_usdc(&a.amount).map_err(|m| CliError::input("amount", m))?;
+    if amount < MIN_DEPOSIT_USDC {
+        return Err(CliError::input(
+            "amount",
+            DepositRefusal::BelowMinimum.to_string(),
+        ));
+    }
+    ctx.http
+        .exchange_url()
+        .map_err(|m| CliError::input("info-url", m))?;
+    let inputs = ctx
+        .http
+        .deposit_inputs(owner, amount)
+        .await
+        .map_err(|e| match e {
+            DepositCheckError::Fetch(f) => CliError::Network(f.to_string()),
+            mismatch @ DepositCheckError::ProxyMismatch { .. } => {
+                CliError::Malformed(mismatch.to_string())
+            }
+        })?;
+    let plan = plan_deposit(inputs).map_err(|r| CliError::input("amount", r.to_string()))?;
+    for line in plan.lines(owner) {
+        eprintln!("{line}");
+    }
+    if a.signing.owner_keystore.is_some() {
+        confirm(
+            a.yes,
+            "Sign the spotSend with the owner's keystore and send it?",
+        )?;
+    }
+    // Opened before sending: the credit is measured from what the stream showed before it.
+    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let deposited_before = live.state.lifetime.deposited;
+    let send = SpotSend::usdc(plan.proxy, plan.amount, crate::clock::now_unix_ms());
+    let signed_send = owner_sign_spot_send(ctx, &a.signing, owner, send)?;
+    let audit = AuditLog::new(&ctx.data_dir);
+    let record = |event: &str, extra: serde_json::Value| {
+        let mut fields = json!({
+            "action": "spotSend",
+            "proxy": format!("{:#x}", plan.proxy),
+            "amountUsdc": plan.amount.to_string(),
+            "feeUsdc": plan.fee.to_string(),
+            "nonce": signed_send.send().time,
+        });
+        if let (Some(f), serde_json::Value::Object(e)) = (fields.as_object_mut(), extra) {
+            f.extend(e);
+        }
+        if let Err(e) = audit.record(event, None, fields) {
+            eprintln!("warning: the audit log could not be written: {e}");
+        }
+    };
+    record("signed", json!({}));
+    match ctx.http.post_spot_send(&signed_send).await {
+        SpotSendResult::Accepted => record("hypercoreAccepted", json!({})),
+        SpotSendResult::Refused(why) => {
+            record("hypercoreRefused", json!({"reason": why}));
+            return Err(CliError::Refused {
+                code: "hypercore_refused".into(),
+                message: format!("HyperCore refused the spotSend: {why}; nothing moved"),
+            });
+        }
+        SpotSendResult::Unknown(why) => {
+            record("noAnswer", json!({"reason": why}));
+            return Err(CliError::Unsettled {
+                status: Unsettled::Pending,
+                message: no_answer_text(ctx, owner, &plan, signed_send.send().time, &why),
+            });
+        }
+    }
+    eprintln!(
+        "HyperCore accepted the spotSend: {} USDC left the spot account. Waiting for the sweeper to credit {} USDC (about a minute; up to {}s)…",
+        usdc_text(plan.debit),
+        usdc_text(plan.amount),
+        a.wait.secs
+    );
+    let amount_wad = u128::from(plan.amount) * USDC_TO_WAD;
+    let mut said = Duration::ZERO;
+    let credited = follow_deposit(
+        &mut live,
+        deposited_before,
+        amount_wad,
+        a.wait.duration(),
+        |elapsed| {
+            if elapsed >= said + PROGRESS_EVERY {
+                said = elapsed;
+                eprintln!("  not credited yet ({}s)…", elapsed.as_secs());
+            }
+        },
+    )
+    .await;
+    if ctx.json {
+        print_json(&json!({
+            "proxy": format!("{:#x}", plan.proxy),
+            "amountUsdc": usdc_text(plan.amount),
+            "activationFeeUsdc": usdc_text(plan.fee),
+            "debitedUsdc": usdc_text(plan.debit),
+            "nonce": signed_send.send().time,
+            "hypercore": "accepted",
+            "outcome": if credited { "credited" } else { "pending" },
+            "balanceRaw": live.state.balance.to_string(),
+        }));
+    } else if credited {
+        say!(
+            "deposit credited: {} USDC · balance now {}",
+            usdc_text(plan.amount),
+            usd(signed(live.state.balance))
+        );
+    }
+    if credited {
+        record("credited", json!({}));
+        return Ok(());
+    }
+    Err(CliError::Unsettled {
+        status: Unsettled::Pending,
+        message: format!(
+            "not credited within {}s. The USDC is on your deposit proxy {:#x}, where the sweeper credits it: \
+             follow it with `papertrade-tui positions --follow`. Do not deposit again until it is credited.",
+            a.wait.secs, plan.proxy
+        ),
+    })
+}
+
+/// What to say when the spotSend got no answer: it may have moved the USDC, so never resend;
+/// how to check instead.
+fn no_answer_text(
+    ctx: &Context,
+    owner: Address,
+    plan: &DepositPlan,
+    nonce: u64,
+    why: &str,
+) -> String {
+    let spot = |user: Address| {
+        format!(
+            "curl -s {} -H 'Content-Type: application/json' -d '{{\"type\":\"spotClearinghouseState\",\"user\":\"{user:#x}\"}}'",
+            ctx.http.info_url()
+        )
+    };
+    format!(
+        "no answer from Hyperliquid ({why}): the spotSend of {} USDC to {:#x} (nonce {nonce}) may or may not have been applied. \
+         Do NOT send it again. Check your HyperCore spot USDC ({}) and the proxy's ({}); if it left \
+         your account, the sweeper credits it: `papertrade-tui positions --follow`.",
+        usdc_text(plan.amount),
+        plan.proxy,
+        spot(owner),
+        spot(plan.proxy)
+    )
+}

@@ -1,0 +1,263 @@
+//! HyperCore as far as funding needs it: spot USDC balances, which accounts exist, `spotSend`
+//! with Hyperliquid's checks, the deposit proxies and the relayer's sweeper. Pure, inside the
+//! engine, moved by its clock.
+//!
+//! INFERRED (no capture of these): the proxy address (the real one is CREATE2 from
+//! DepositProxyFactory with init code we do not have, so the simulator derives its own, the
+//! same for `/funding/deposits/check` and `computeProxyAddress`); HyperCore's refusal texts;
+//! the sweeper's timing. The sweeper credits what it saw arrive once its delay has passed; USDC
+//! arriving while a sweep is pending is not seen ("a second deposit in the same window can hide
+//! the first", §7): it stays on the proxy until the wallet asks `/funding/deposits/check` again,
+//! which registers the proxy anew and schedules a sweep of what it holds. A sweep of less than
+//! the minimum credits nothing and leaves the USDC on the proxy.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use alloy_primitives::{Address, keccak256};
+
+use crate::protocol::funding::{
+    ACTIVATION_FEE_USDC, CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, SpotUsdc,
+};
+use crate::protocol::hypercore_send::{HyperliquidChain, SignedSpotSend, USDC_TOKEN};
+use crate::protocol::units::WAD;
+
+use super::engine::Engine;
+
+/// Hyperliquid keeps each user's 100 highest nonces; a new one must be above the smallest.
+const NONCES_KEPT: usize = 100;
+/// A nonce must lie within (now − 2 days, now + 1 day).
+const NONCE_PAST_MS: u64 = 2 * 86_400_000;
+const NONCE_FUTURE_MS: u64 = 86_400_000;
+/// One wei of HyperCore USDC (8 dp) in the exchange's wad.
+const WAD_PER_CORE_WEI: u128 = WAD / 100_000_000;
+
+/// A sweep the relayer will make.
+#[derive(Debug, Clone)]
+struct Sweep {
+    owner: Address,
+    proxy: Address,
+    wei: u128,
+    due_ms: u64,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct HyperCore {
+    balances: HashMap<Address, u128>,
+    exists: HashSet<Address>,
+    nonces: HashMap<Address, BTreeSet<u64>>,
+    /// proxy → owner, for the proxies registered with the sweeper.
+    registered: HashMap<Address, Address>,
+    pending: Vec<Sweep>,
+}
+
+/// The simulator's deposit proxy of `owner` (INFERRED derivation, see the module doc).
+pub(crate) fn proxy_of(owner: Address) -> Address {
+    let mut seed = b"papertrade-sim deposit proxy".to_vec();
+    seed.extend_from_slice(owner.as_slice());
+    Address::from_slice(&keccak256(seed)[12..])
+}
+
+impl HyperCore {
+    pub(crate) fn spot_usdc(&self, user: Address) -> Option<SpotUsdc> {
+        self.exists.contains(&user).then(|| SpotUsdc {
+            total_wei: self.balances.get(&user).copied().unwrap_or(0),
+            hold_wei: 0,
+        })
+    }
+
+    pub(crate) fn user_exists(&self, user: Address) -> bool {
+        self.exists.contains(&user)
+    }
+
+    /// Credit `wei` to `user` (a practice control, a withdrawal), creating its account.
+    pub(crate) fn credit(&mut self, user: Address, wei: u128) -> u128 {
+        self.exists.insert(user);
+        let b = self.balances.entry(user).or_insert(0);
+        *b += wei;
+        *b
+    }
+
+    /// Hyperliquid's nonce rule for `user` at `now_ms`, recording it when it passes.
+    fn take_nonce(&mut self, user: Address, nonce: u64, now_ms: u64) -> Result<(), String> {
+        if nonce <= now_ms.saturating_sub(NONCE_PAST_MS)
+            || nonce >= now_ms.saturating_add(NONCE_FUTURE_MS)
+        {
+            return Err(format!(
+                "Invalid nonce: {nonce} is outside the window of the current time {now_ms}"
+            ));
+        }
+        let kept = self.nonces.entry(user).or_default();
+        if kept.contains(&nonce) {
+            return Err("Invalid nonce: duplicate nonce".into());
+        }
+        if kept.len() >= NONCES_KEPT && kept.first().is_some_and(|min| nonce < *min) {
+            return Err("Invalid nonce: lower than every recent nonce".into());
+        }
+        kept.insert(nonce);
+        while kept.len() > NONCES_KEPT {
+            kept.pop_first();
+        }
+        Ok(())
+    }
+}
+
+impl Engine {
+    /// `/exchange` with a `spotSend`: Hyperliquid's checks, then the transfer (and, to a
+    /// registered proxy, a sweep). A refusal changes nothing; its text is the answer's.
+    pub(crate) fn spot_send(&mut self, signed: &SignedSpotSend) -> Result<(), String> {
+        let send = signed.send();
+        let sender = signed.signer();
+        if send.chain != HyperliquidChain::Mainnet {
+            return Err(format!(
+                "this is Mainnet; the action is for {}",
+                send.chain.name()
+            ));
+        }
+        if send.token != USDC_TOKEN {
+            return Err(format!("Unknown token {:?}", send.token));
+        }
+        let destination = send.destination_address()?;
+        if send.destination != format!("{destination:#x}") {
+            return Err("destination: expected lowercase 0x hex".into());
+        }
+        let wei = send.amount_core_wei()?;
+        if wei == 0 {
+            return Err("amount must be positive".into());
+        }
+        if !self.core.user_exists(sender) {
+            // What a signature by the wrong key (or over other fields) comes to: a stranger.
+            return Err(format!("User or API Wallet {sender:#x} does not exist."));
+        }
+        let fee = if self.core.user_exists(destination) {
+            0
+        } else {
+            u128::from(ACTIVATION_FEE_USDC) * CORE_WEI_PER_USDC_UNIT
+        };
+        let have = self.core.balances.get(&sender).copied().unwrap_or(0);
+        if wei + fee > have {
+            return Err("Insufficient balance for token transfer".into());
+        }
+        let now = self.now_ms();
+        self.core.take_nonce(sender, send.time, now)?;
+        *self.core.balances.entry(sender).or_insert(0) -= wei + fee;
+        self.core.credit(destination, wei);
+        if let Some(owner) = self.core.registered.get(&destination).copied()
+            && !self.core.pending.iter().any(|s| s.proxy == destination)
+        {
+            let due_ms = now.saturating_add(self.cfg.sweep_delay_ms);
+            self.core.pending.push(Sweep {
+                owner,
+                proxy: destination,
+                wei,
+                due_ms,
+            });
+        }
+        Ok(())
+    }
+
+    /// `/funding/deposits/check`: the proxy, registered with the sweeper; USDC already on it
+    /// and not awaiting a sweep is scheduled now.
+    pub(crate) fn register_proxy(&mut self, owner: Address) -> Address {
+        let proxy = proxy_of(owner);
+        self.core.registered.insert(proxy, owner);
+        let held = self.core.balances.get(&proxy).copied().unwrap_or(0);
+        if held > 0 && !self.core.pending.iter().any(|s| s.proxy == proxy) {
+            let due_ms = self.now_ms().saturating_add(self.cfg.sweep_delay_ms);
+            self.core.pending.push(Sweep {
+                owner,
+                proxy,
+                wei: held,
+                due_ms,
+            });
+        }
+        proxy
+    }
+
+    /// The sweeper: credit every sweep whose delay has passed (at least the minimum).
+    pub(crate) fn sweep_due(&mut self) {
+        let now = self.now_ms();
+        let (due, waiting): (Vec<Sweep>, Vec<Sweep>) = std::mem::take(&mut self.core.pending)
+            .into_iter()
+            .partition(|s| s.due_ms <= now);
+        self.core.pending = waiting;
+        for s in due {
+            let held = self.core.balances.get(&s.proxy).copied().unwrap_or(0);
+            let wei = s.wei.min(held);
+            if wei < u128::from(MIN_DEPOSIT_USDC) * CORE_WEI_PER_USDC_UNIT {
+                continue;
+            }
+            *self.core.balances.entry(s.proxy).or_insert(0) -= wei;
+            self.fund(s.owner, wei * WAD_PER_CORE_WEI);
+        }
+    }
+
+    /// A settled `withdrawToCore` lands on the wallet's own HyperCore spot account.
+    pub(crate) fn credit_core_usdc(&mut self, wallet: Address, usdc: u128) {
+        self.core.credit(wallet, usdc * CORE_WEI_PER_USDC_UNIT);
+    }
+
+    /// `/sim/fund-core`: give `wallet` HyperCore spot USDC (wei); answers its new total.
+    pub(crate) fn fund_core(&mut self, wallet: Address, wei: u128) -> u128 {
+        self.core.credit(wallet, wei)
+    }
+
+    pub(crate) fn core(&self) -> &HyperCore {
+        &self.core
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::eip712::WalletSigner;
+    use crate::protocol::hypercore_send::SpotSend;
+    use crate::sim::engine::SimConfig;
+
+    const NOW: u64 = 1_791_862_800_000;
+
+    fn engine() -> Engine {
+        Engine::new(
+            SimConfig {
+                sweep_delay_ms: 1_000,
+                ..SimConfig::default()
+            },
+            NOW,
+        )
+    }
+
+    #[test]
+    fn a_deposit_is_swept_once_and_a_second_waits_for_a_new_check() {
+        let mut e = engine();
+        let owner = WalletSigner::random();
+        e.fund_core(owner.address(), 100 * 100_000_000);
+        let proxy = e.register_proxy(owner.address());
+        let send = |usdc: u64, t: u64| {
+            owner
+                .sign_spot_send(SpotSend::usdc(proxy, usdc, t))
+                .unwrap()
+        };
+        e.spot_send(&send(25_000_000, NOW)).unwrap();
+        // The proxy was new: 1 USDC activation fee on top.
+        assert_eq!(
+            e.core().spot_usdc(owner.address()).unwrap().total_usdc(),
+            74_000_000
+        );
+        // A second before the sweep is not seen by it.
+        e.spot_send(&send(10_000_000, NOW + 1)).unwrap();
+        e.advance(NOW + 2_000);
+        let balance = |e: &Engine| e.account(owner.address()).map_or(0, |a| a.state.balance);
+        assert_eq!(balance(&e), 25 * WAD);
+        assert_eq!(e.core().spot_usdc(proxy).unwrap().total_usdc(), 10_000_000);
+        e.register_proxy(owner.address());
+        e.advance(NOW + 4_000);
+        assert_eq!(balance(&e), 35 * WAD);
+        // Reusing a nonce is refused and changes nothing.
+        let before = e.core().spot_usdc(owner.address());
+        assert!(
+            e.spot_send(&send(10_000_000, NOW))
+                .unwrap_err()
+                .contains("nonce")
+        );
+        assert_eq!(e.core().spot_usdc(owner.address()), before);
+    }
+}
