@@ -65,6 +65,8 @@ pub enum Message {
     KeyDone(super::key_setup::KeyOutcome),
     /// What an exploring pane's read came back with, and when.
     Fetched(super::explore::Fetched, SystemTime),
+    /// What a deposit's or a withdrawal's job came to.
+    FundDone(super::fund::FundOutcome),
 }
 
 /// What the runtime must do after a message (the app itself does no I/O). Not `Clone`: a key
@@ -94,6 +96,8 @@ pub enum Effect {
     RecordHistory(crate::protocol::history::ClosedTrade),
     /// Read what the pane on screen shows (answered with `Message::Fetched`).
     Fetch(super::explore::Fetch),
+    /// Plan, sign or send a deposit or a withdrawal with the owner's wallet.
+    Fund(super::fund::FundJob),
 }
 
 /// A command that lives on one remappable key. Its serde name is its name in the config file's
@@ -239,8 +243,8 @@ impl Command {
 }
 
 /// Characters the UI keeps for itself (tabs, dialogs, table movement); no command may take one.
-pub const RESERVED_KEYS: [char; 13] = [
-    '1', '2', '3', '4', '5', '6', '7', 'y', 'n', 'h', 'j', 'k', 'l',
+pub const RESERVED_KEYS: [char; 14] = [
+    '1', '2', '3', '4', '5', '6', '7', '8', 'y', 'n', 'h', 'j', 'k', 'l',
 ];
 
 /// Which character runs which command: the defaults, with the config file's `[ui.keys]` applied.

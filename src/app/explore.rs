@@ -21,6 +21,9 @@ pub const WALLET_REFRESH: Duration = Duration::from_secs(15);
 /// The scan reads up to 44 account streams: not more often than the client's scan cache keeps one.
 pub const SCAN_REFRESH: Duration = Duration::from_secs(30);
 pub const SERIES_REFRESH: Duration = Duration::from_secs(60);
+/// The Fund tab's HyperCore balance; sooner while a withdrawal is on its way there.
+pub const CORE_REFRESH: Duration = Duration::from_secs(15);
+pub const CORE_FOLLOW_REFRESH: Duration = Duration::from_secs(3);
 
 /// A read a pane needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +36,8 @@ pub enum Fetch {
     Scan { wallets: usize },
     /// `/query/protocol/history` at one of its intervals.
     ProtocolHistory { interval: &'static str },
+    /// A wallet's HyperCore spot USDC (Hyperliquid `/info`), for the Fund tab.
+    CoreBalance(Address),
 }
 
 /// A wallet as the explorer shows it.
@@ -51,6 +56,7 @@ pub enum Fetched {
     Wallet(Address, Result<Box<WalletRead>, String>),
     Scan(usize, Result<Scan, String>),
     ProtocolHistory(&'static str, Result<ProtocolHistory, String>),
+    CoreBalance(Address, Result<crate::protocol::funding::SpotUsdc, String>),
 }
 
 /// A pane's data: the latest good answer (kept through a failed refresh, which is said beside

@@ -12,7 +12,8 @@ use crate::protocol::stats::ProtocolHistory;
 
 use super::action::Effect;
 use super::explore::{
-    Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH, SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
+    CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
+    SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
 };
 use super::state::App;
 use super::tab::Tab;
@@ -65,6 +66,14 @@ impl App {
                 },
                 SERIES_REFRESH,
             )),
+            Tab::Fund => self.wallet.map(|w| {
+                let every = if self.fund.following_core() {
+                    CORE_FOLLOW_REFRESH
+                } else {
+                    CORE_REFRESH
+                };
+                (Fetch::CoreBalance(w), every)
+            }),
             Tab::Trade | Tab::Positions | Tab::History => None,
         }
     }
@@ -78,6 +87,7 @@ impl App {
             Fetch::Wallet(_) => e.explorer.read.due(fetch, now, every),
             Fetch::Scan { .. } => e.liquidations.scan.due(fetch, now, every),
             Fetch::ProtocolHistory { .. } => e.series.history.due(fetch, now, every),
+            Fetch::CoreBalance(_) => self.fund.core.due(fetch, now, every),
         }
     }
 
@@ -89,6 +99,7 @@ impl App {
             Fetch::Wallet(_) => e.explorer.read.asked = asked,
             Fetch::Scan { .. } => e.liquidations.scan.asked = asked,
             Fetch::ProtocolHistory { .. } => e.series.history.asked = asked,
+            Fetch::CoreBalance(_) => self.fund.core.asked = asked,
         }
     }
 
@@ -116,6 +127,7 @@ impl App {
             Fetch::Wallet(_) => e.explorer.read.next_due(&fetch, every),
             Fetch::Scan { .. } => e.liquidations.scan.next_due(&fetch, every),
             Fetch::ProtocolHistory { .. } => e.series.history.next_due(&fetch, every),
+            Fetch::CoreBalance(_) => self.fund.core.next_due(&fetch, every),
         }
     }
 
@@ -160,6 +172,12 @@ impl App {
                     return;
                 }
                 e.series.history.store(answer, at);
+            }
+            Fetched::CoreBalance(wallet, answer) => {
+                if !self.fund.core.wants(&Fetch::CoreBalance(wallet)) {
+                    return;
+                }
+                self.fund.core.store(answer, at);
             }
         }
         self.dirty = true;

@@ -6,6 +6,8 @@ pub mod alerts;
 pub mod explore;
 pub(crate) mod explore_flow;
 pub(crate) mod freshness;
+pub mod fund;
+pub(crate) mod fund_flow;
 pub(crate) mod gate;
 pub(crate) mod history;
 pub(crate) mod key_flow;

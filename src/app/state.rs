@@ -155,6 +155,10 @@ pub struct App {
     pub prefill: Option<super::ticket::PendingPrefill>,
     pub ticket: Ticket,
     pub tab: Tab,
+    /// The Fund tab: HyperCore and Papertrade balances, deposit and withdraw.
+    pub fund: super::fund::FundPane,
+    /// Said under the owner passphrase field (the demo's practice owner: its passphrase).
+    pub owner_passphrase_hint: Option<String>,
     /// Cursor and marked rows in the positions table.
     pub position_cursor: usize,
     pub marked: BTreeSet<U256>,
@@ -223,6 +227,8 @@ impl App {
             history_unsaved: Vec::new(),
             watch: IntentWatch::new(),
             toasts: MessageLog::default(),
+            fund: Default::default(),
+            owner_passphrase_hint: None,
             prefill: None,
             clock: SystemTime::UNIX_EPOCH,
             max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,
@@ -264,8 +270,15 @@ impl App {
         if self.key_panel.is_some() && action != Action::Quit {
             return self.key_panel_action(action);
         }
-        if self.dialog.is_none() && !self.help && !self.show_log && self.explore_action(&action) {
-            return Vec::new();
+        if self.dialog.is_none() && !self.help && !self.show_log {
+            if self.tab == Tab::Fund
+                && let Some(effects) = self.fund_action(&action)
+            {
+                return effects;
+            }
+            if self.explore_action(&action) {
+                return Vec::new();
+            }
         }
         match action {
             Action::Quit => return vec![Effect::Quit],
@@ -728,10 +741,13 @@ impl App {
             }
             Message::Stream(event, at) => {
                 self.clock = self.clock.max(at);
-                self.on_stream(event, at)
+                let effects = self
+                    .on_stream(event, at)
                     .into_iter()
                     .map(|(id, r)| Effect::RecordFate(id, r))
-                    .collect()
+                    .collect();
+                self.fund_follow();
+                effects
             }
             Message::Submitted(report) => self
                 .on_submitted(report)
@@ -745,8 +761,10 @@ impl App {
             Message::Fetched(fetched, at) => {
                 self.clock = self.clock.max(at);
                 self.on_fetched(fetched, at);
+                self.fund_follow();
                 Vec::new()
             }
+            Message::FundDone(outcome) => self.on_fund_outcome(outcome),
             Message::HistoryLoaded(loaded) => {
                 self.load_history(loaded);
                 Vec::new()
@@ -766,6 +784,7 @@ impl App {
                 if self.unanswered.len() != before_len {
                     self.dirty = true;
                 }
+                self.fund_follow();
                 Vec::new()
             }
         };

@@ -12,11 +12,13 @@ pub enum Tab {
     Explorer,
     /// The bust map and the positions closest to bust over a scan of the largest wallets.
     Liquidations,
+    /// HyperCore and Papertrade balances; deposit and withdraw with the owner's wallet.
+    Fund,
 }
 
 impl Tab {
     /// Every tab in the tab bar's order; the digit keys 1… pick them by place.
-    pub const ALL: [Tab; 7] = [
+    pub const ALL: [Tab; 8] = [
         Tab::Trade,
         Tab::Positions,
         Tab::History,
@@ -24,6 +26,7 @@ impl Tab {
         Tab::Leaders,
         Tab::Explorer,
         Tab::Liquidations,
+        Tab::Fund,
     ];
 
     fn place(self) -> usize {
@@ -62,11 +65,12 @@ mod tests {
         for t in Tab::ALL {
             assert_eq!(t.next().previous(), t);
         }
-        assert_eq!(Tab::Liquidations.next(), Tab::Trade);
-        assert_eq!(Tab::Trade.previous(), Tab::Liquidations);
+        assert_eq!(Tab::Fund.next(), Tab::Trade);
+        assert_eq!(Tab::Trade.previous(), Tab::Fund);
         assert_eq!(Tab::of_digit('5'), Some(Tab::Leaders));
         assert_eq!(Tab::of_digit('7'), Some(Tab::Liquidations));
         assert_eq!(Tab::of_digit('0'), None);
-        assert_eq!(Tab::of_digit('8'), None);
+        assert_eq!(Tab::of_digit('8'), Some(Tab::Fund));
+        assert_eq!(Tab::of_digit('9'), None);
     }
 }

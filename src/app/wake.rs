@@ -72,6 +72,7 @@ impl App {
             self.next_screen_change(self.clock),
             self.candles_due(),
             self.explore_due(),
+            self.fund_deadline(),
             cooldown,
         ]
         .into_iter()

@@ -223,6 +223,9 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         )?;
         // The key panel's renewal asks for the owner keystore: the demo's own, filled in.
         setup.app.owner_keystore_path = practice.owner_keystore.display().to_string();
+        setup.app.owner_passphrase_hint = Some(format!(
+            "the practice owner's keystore passphrase is {DEMO_PASSPHRASE:?}"
+        ));
         let result = super::interactive::launch(setup).await;
         server.stop().await;
         return result;

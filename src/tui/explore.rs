@@ -134,6 +134,12 @@ async fn read(
                 .map_err(|e| format!("scan: {e}"));
             Fetched::Scan(wallets, scan)
         }
+        Fetch::CoreBalance(wallet) => Fetched::CoreBalance(
+            wallet,
+            http.spot_usdc(wallet)
+                .await
+                .map_err(|e| format!("HyperCore balance: {e}")),
+        ),
         Fetch::ProtocolHistory { interval } => Fetched::ProtocolHistory(
             interval,
             reads::protocol_history(http, interval)

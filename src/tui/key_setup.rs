@@ -20,7 +20,7 @@ use crate::keys::{
     load_owner_keystore,
 };
 use crate::protocol::eip712::{
-    RegisterSessionKey, SessionSigner, Signed, parse_signature, sign_request_json,
+    RegisterSessionKey, SessionSigner, Signed, WalletSigner, parse_signature, sign_request_json,
 };
 use crate::protocol::order::Deadlines;
 
@@ -152,20 +152,7 @@ impl KeyWorker {
         passphrase: Passphrase,
     ) -> Result<Signed<RegisterSessionKey>, String> {
         let meta = self.stored_key()?;
-        let path = expand_home(path);
-        let shown = path.display().to_string();
-        // scrypt: seconds of CPU at the standard cost, so not on the loop's thread.
-        let wallet = tokio::task::spawn_blocking(move || load_owner_keystore(&path, &passphrase))
-            .await
-            .map_err(|e| format!("owner keystore: {e}"))?
-            .map_err(|e| format!("owner keystore {shown}: {e}"))?;
-        if wallet.address() != self.owner {
-            return Err(format!(
-                "the keystore holds {:#x}, not the owner {:#x}; nothing was signed",
-                wallet.address(),
-                self.owner
-            ));
-        }
+        let wallet = unlock_owner(path, passphrase, self.owner).await?;
         let intent = self.registration(meta.key)?;
         wallet
             .sign(intent)
@@ -227,6 +214,29 @@ impl KeyWorker {
             signer: SignerChange::Keep,
         })
     }
+}
+
+/// The owner's wallet from its keystore file at `path` (as typed), checked to be `owner`. The
+/// passphrase is dropped (and wiped) here.
+pub(super) async fn unlock_owner(
+    path: &str,
+    passphrase: Passphrase,
+    owner: Address,
+) -> Result<WalletSigner, String> {
+    let path = expand_home(path);
+    let shown = path.display().to_string();
+    // scrypt: seconds of CPU at the standard cost, so not on the loop's thread.
+    let wallet = tokio::task::spawn_blocking(move || load_owner_keystore(&path, &passphrase))
+        .await
+        .map_err(|e| format!("owner keystore: {e}"))?
+        .map_err(|e| format!("owner keystore {shown}: {e}"))?;
+    if wallet.address() != owner {
+        return Err(format!(
+            "the keystore holds {:#x}, not the owner {owner:#x}; nothing was signed",
+            wallet.address()
+        ));
+    }
+    Ok(wallet)
 }
 
 fn key_text(e: KeyError) -> String {

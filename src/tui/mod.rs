@@ -5,6 +5,7 @@
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
 mod explore;
+mod fund;
 mod key_setup;
 mod submit;
 
@@ -175,6 +176,12 @@ pub async fn run_loop(
         key_setup::KeyWorker::new(http.clone(), &data_dir, owner, keys, deadlines)
     });
     let (key_tx, mut key_rx) = mpsc::channel::<key_setup::KeyDone>(8);
+    // The owner signs funding moves; watch mode has no key store, so no worker either.
+    let fund_worker = key_worker
+        .as_ref()
+        .and(app.wallet)
+        .map(|owner| fund::FundWorker::new(http.clone(), &data_dir, owner, deadlines));
+    let (fund_tx, mut fund_rx) = mpsc::channel::<crate::app::fund::FundOutcome>(8);
     let (fetch_tx, mut fetch_rx) = mpsc::channel::<crate::app::explore::Fetched>(16);
     let reader = explore::Reader::new(http.clone());
 
@@ -191,6 +198,7 @@ pub async fn run_loop(
         Message::Tick(SystemTime::now()),
     ];
     let mut draw_now = true;
+    let mut width = 0u16;
     loop {
         // Fold every message, then run what it asked for. The loop changes no state itself.
         for message in pending.drain(..) {
@@ -239,6 +247,14 @@ pub async fn run_loop(
                     Effect::Notify(notice) => {
                         let _ = screen.notify(&crate::ui::notify::bytes(&notice));
                     }
+                    Effect::Fund(job) => match &fund_worker {
+                        Some(w) => w.spawn(job, fund_tx.clone()),
+                        None => {
+                            let _ = fund_tx.try_send(crate::app::fund::FundOutcome::Failed(
+                                "watch mode is read-only: nothing can be signed".into(),
+                            ));
+                        }
+                    },
                     Effect::Key(job) => match &key_worker {
                         Some(w) => w.spawn(job, key_tx.clone()),
                         None => {
@@ -259,7 +275,11 @@ pub async fn run_loop(
             .is_some_and(|a| !a.operations.is_empty());
         queued_tx.send_if_modified(|was| std::mem::replace(was, queued) != queued);
         if draw_now || (app.dirty && last_frame.elapsed() >= frame_time) {
-            screen.frame(&mut |f| draw(f, &app, &theme, SystemTime::now()))?;
+            screen.frame(&mut |f| {
+                // The tab bar's labels depend on the width: a click is read at the drawn one.
+                width = f.area().width;
+                draw(f, &app, &theme, SystemTime::now())
+            })?;
             app.dirty = false;
             draw_now = false;
             last_frame = Instant::now();
@@ -292,7 +312,7 @@ pub async fn run_loop(
                         MouseEventKind::Down(MouseButton::Left)
                             if m.row == crate::ui::TAB_ROW && app.dialog.is_none() =>
                         {
-                            crate::ui::tab_at(m.column).map(crate::app::Action::Tab)
+                            crate::ui::tab_at(m.column, width, app.tab).map(crate::app::Action::Tab)
                         }
                         _ => None,
                     };
@@ -316,6 +336,10 @@ pub async fn run_loop(
                     key_setup::SignerChange::Keep => {}
                 }
                 pending.push(Message::KeyDone(done.outcome));
+                draw_now = true;
+            }
+            Some(outcome) = fund_rx.recv() => {
+                pending.push(Message::FundDone(outcome));
                 draw_now = true;
             }
             Some(fetched) = fetch_rx.recv() => {

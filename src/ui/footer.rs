@@ -76,12 +76,12 @@ mod tests {
             vec![
                 Hint::fixed("⏎", "open"),
                 Hint::fixed("/", "search"),
-                Hint::fixed("1-7", "tabs"),
+                Hint::fixed("1-8", "tabs"),
                 Hint::fixed("?", "help"),
                 Hint::fixed("Q", "quit"),
             ]
         };
-        let all = "⏎ open · / search · 1-7 tabs · ? help · Q quit";
+        let all = "⏎ open · / search · 1-8 tabs · ? help · Q quit";
         assert_eq!(bar(hints(), 80), all);
         assert_eq!(bar(hints(), 30), "⏎ open · / search · ? help");
         assert_eq!(bar(hints(), 16), "⏎ open · ? help");

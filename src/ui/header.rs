@@ -154,24 +154,38 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
     );
 }
 
-/// The tab bar's labels, in order; drawing and mouse clicks both read it.
-const TABS: [(Tab, &str); 7] = [
-    (Tab::Trade, "1 Trade"),
-    (Tab::Positions, "2 Positions"),
-    (Tab::History, "3 History"),
-    (Tab::Protocol, "4 Protocol"),
-    (Tab::Leaders, "5 Leaders"),
-    (Tab::Explorer, "6 Explorer"),
-    (Tab::Liquidations, "7 Liquidations"),
+/// The tab bar's labels, in order, and the short ones a narrow bar uses for the tabs not
+/// chosen; drawing and mouse clicks both read it.
+const TABS: [(Tab, &str, &str); 8] = [
+    (Tab::Trade, "1 Trade", "1 Trade"),
+    (Tab::Positions, "2 Positions", "2 Pos"),
+    (Tab::History, "3 History", "3 Hist"),
+    (Tab::Protocol, "4 Protocol", "4 Proto"),
+    (Tab::Leaders, "5 Leaders", "5 Leaders"),
+    (Tab::Explorer, "6 Explorer", "6 Explorer"),
+    (Tab::Liquidations, "7 Liquidations", "7 Liq"),
+    (Tab::Fund, "8 Fund", "8 Fund"),
 ];
 /// The tab bar's screen row (below the two header lines).
 pub const TAB_ROW: u16 = 2;
 
-/// Which tab a click at `column` of the tab bar hits.
-pub fn tab_at(column: u16) -> Option<Tab> {
-    // One space before the first label and after each: seven tabs fit in 80 columns.
+/// Each tab's label in a bar `width` wide with `chosen` on screen: every label in full when
+/// they fit (one space before the first and after each), else the short ones for the others.
+fn labels(width: u16, chosen: Tab) -> impl Iterator<Item = (Tab, &'static str)> {
+    let full: usize = TABS
+        .iter()
+        .map(|(_, l, _)| l.chars().count() + 1)
+        .sum::<usize>()
+        + 1;
+    let short = full > usize::from(width);
+    TABS.iter()
+        .map(move |&(tab, long, brief)| (tab, if short && tab != chosen { brief } else { long }))
+}
+
+/// Which tab a click at `column` of a tab bar `width` wide hits.
+pub fn tab_at(column: u16, width: u16, chosen: Tab) -> Option<Tab> {
     let mut start = 0u16;
-    for (tab, label) in TABS {
+    for (tab, label) in labels(width, chosen) {
         let end = start + label.chars().count() as u16 + 1 + u16::from(start == 0);
         if column < end {
             return Some(tab);
@@ -183,13 +197,13 @@ pub fn tab_at(column: u16) -> Option<Tab> {
 
 pub(super) fn draw_tabs(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut spans = vec![Span::raw(" ")];
-    for (t, label) in &TABS {
-        let style = if *t == app.tab {
+    for (t, label) in labels(area.width, app.tab) {
+        let style = if t == app.tab {
             theme.selected()
         } else {
             theme.text()
         };
-        spans.push(Span::styled(*label, style));
+        spans.push(Span::styled(label, style));
         spans.push(Span::raw(" "));
     }
     frame.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -10,7 +10,7 @@ use crate::app::{Action, App, Command, Keymap, Tab};
 pub const FIXED: [(&str, &str); 7] = [
     ("Enter", "review the order (a dialog restates it)"),
     ("y / n", "in a dialog: sign and send / cancel"),
-    ("1 … 7", "the tabs in the bar's order (Tab ← → h l: cycle)"),
+    ("1 … 8", "the tabs in the bar's order (Tab ← → h l: cycle)"),
     ("PgUp PgDn", "Leaders: the page before / after"),
     ("↑ ↓ j k", "move in a table"),
     ("Esc", "close a dialog or leave a field"),
@@ -97,7 +97,10 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     if app.show_log {
         return closes(Command::Messages).then_some(Action::ToggleLog);
     }
-    if app.ticket.editing_margin || app.explore_field().is_some() {
+    if app.ticket.editing_margin
+        || app.explore_field().is_some()
+        || (app.tab == Tab::Fund && app.fund.takes_text())
+    {
         return match key.code {
             KeyCode::Esc => Some(Action::Escape),
             KeyCode::Enter => Some(Action::Review),
@@ -127,7 +130,7 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
     }
     // Only the fixed keys listed in `FIXED` from here on.
     Some(match key.code {
-        KeyCode::Char(c @ '1'..='7') => Action::Tab(Tab::of_digit(c)?),
+        KeyCode::Char(c @ '1'..='8') => Action::Tab(Tab::of_digit(c)?),
         KeyCode::PageUp => Action::Page(-1),
         KeyCode::PageDown => Action::Page(1),
         KeyCode::Tab | KeyCode::Right | KeyCode::Char('l') => Action::Tab(app.tab.next()),

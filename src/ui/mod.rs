@@ -10,6 +10,7 @@ mod columns;
 mod dialog;
 mod explorer;
 mod footer;
+mod fund;
 mod header;
 mod help;
 mod history;
@@ -86,6 +87,7 @@ pub(crate) enum Focus {
     Leaders,
     Explorer,
     Liquidations,
+    Fund,
 }
 
 pub(crate) fn focus(app: &App) -> Focus {
@@ -113,6 +115,7 @@ fn pane_focus(app: &App) -> Focus {
         Tab::Leaders => Focus::Leaders,
         Tab::Explorer => Focus::Explorer,
         Tab::Liquidations => Focus::Liquidations,
+        Tab::Fund => Focus::Fund,
     }
 }
 
@@ -138,13 +141,15 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Leaders => leaders::commands(app),
         Focus::Explorer => explorer::commands(app),
         Focus::Liquidations => liquidations::commands(app),
+        Focus::Fund => fund::commands(app),
         Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
     };
-    let typing =
-        (pane == Focus::Ticket && app.ticket.editing_margin) || app.explore_field().is_some();
+    let typing = (pane == Focus::Ticket && app.ticket.editing_margin)
+        || app.explore_field().is_some()
+        || (pane == Focus::Fund && app.fund.takes_text());
     if !typing {
         out.extend([
-            Hint::fixed("1-7", "tabs"),
+            Hint::fixed("1-8", "tabs"),
             Hint::command(app, Command::Help, "help"),
             Hint::command(app, Command::Quit, "quit"),
         ]);
@@ -199,6 +204,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
         Tab::Leaders => leaders::draw(frame, body, app, theme),
         Tab::Explorer => explorer::draw(frame, body, app, theme, now),
         Tab::Liquidations => liquidations::draw(frame, body, app, theme),
+        Tab::Fund => fund::draw(frame, body, app, theme),
     }
     footer::draw(frame, footer_area, app, theme, now);
     draw_banner(frame, body, app, theme);

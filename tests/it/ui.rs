@@ -888,24 +888,52 @@ fn stale_data_is_called_stale_where_it_is_shown() {
 #[test]
 fn a_click_on_the_tab_bar_picks_the_tab_drawn_there() {
     use papertrade_tui::ui::{TAB_ROW, tab_at};
-    let app = fixture(Mode::Demo);
-    let s = screen(&app, 120, 40);
-    let row = s.lines().nth(TAB_ROW as usize).unwrap();
-    for (label, tab) in [
-        ("1 Trade", Tab::Trade),
-        ("2 Positions", Tab::Positions),
-        ("3 History", Tab::History),
-        ("4 Protocol", Tab::Protocol),
+    let mut app = fixture(Mode::Demo);
+    // Wide: every label in full. At 80 columns the tabs not chosen are short, and the bar
+    // read by a click is the bar drawn.
+    for (width, height, labels) in [
+        (
+            120,
+            40,
+            [
+                ("1 Trade", Tab::Trade),
+                ("2 Positions", Tab::Positions),
+                ("7 Liquidations", Tab::Liquidations),
+                ("8 Fund", Tab::Fund),
+            ],
+        ),
+        (
+            80,
+            24,
+            [
+                ("1 Trade", Tab::Trade),
+                ("2 Pos", Tab::Positions),
+                ("7 Liq", Tab::Liquidations),
+                ("8 Fund", Tab::Fund),
+            ],
+        ),
     ] {
-        let column = row.find(label).unwrap() as u16;
-        assert_eq!(tab_at(column), Some(tab), "{label}");
-        assert_eq!(
-            tab_at(column + label.len() as u16 - 1),
-            Some(tab),
-            "{label}"
-        );
+        let s = screen(&app, width, height);
+        let row = s.lines().nth(TAB_ROW as usize).unwrap();
+        for (label, tab) in labels {
+            let column = row.find(label).unwrap_or_else(|| panic!("{label}: {row}")) as u16;
+            // `find` counts bytes; the bar is ASCII.
+            assert_eq!(tab_at(column, width, app.tab), Some(tab), "{label}");
+            assert_eq!(
+                tab_at(column + label.len() as u16 - 1, width, app.tab),
+                Some(tab),
+                "{label}"
+            );
+        }
+        assert_eq!(tab_at(width - 1, width, app.tab), None, "{row}");
     }
-    assert_eq!(tab_at(100), None);
+    app.tab = Tab::Liquidations;
+    let s = screen(&app, 80, 24);
+    let row = s.lines().nth(TAB_ROW as usize).unwrap();
+    assert!(
+        row.contains("7 Liquidations") && row.contains("2 Pos "),
+        "{row}"
+    );
 }
 
 /// Settle the fixture's first position on the stream: closed with `net_pnl`, or liquidated.
@@ -1746,4 +1774,72 @@ fn the_explorer_starts_from_the_exchanges_latest_trades() {
         "the second row's trader"
     );
     assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(b3))));
+}
+
+/// The Fund tab: both balances, the two forms with their route, fee and minimum; a
+/// withdrawal's review restates what the owner's wallet signs, and nothing is asked of the
+/// runtime until the owner's passphrase is in. In watch mode: balances only.
+#[test]
+fn the_fund_tab_shows_both_balances_and_reviews_before_the_owner_signs() {
+    use papertrade_tui::app::explore::{Fetch, Fetched};
+    use papertrade_tui::app::{Action, Effect};
+    use papertrade_tui::protocol::funding::SpotUsdc;
+    let mut app = fixture(Mode::Demo);
+    let wallet = app.wallet.unwrap();
+    let asked = app.handle(Message::Action(Action::Tab(Tab::Fund)));
+    assert!(
+        asked
+            .iter()
+            .any(|e| matches!(e, Effect::Fetch(Fetch::CoreBalance(w)) if *w == wallet)),
+        "{asked:?}"
+    );
+    app.handle(Message::Fetched(
+        Fetched::CoreBalance(
+            wallet,
+            Ok(SpotUsdc {
+                total_wei: 12_345_678_900,
+                hold_wei: 0,
+            }),
+        ),
+        now(),
+    ));
+    for (w, h) in [(80, 24), (120, 40)] {
+        insta::assert_snapshot!(format!("fund_{w}x{h}"), screen(&app, w, h));
+    }
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("123.456789"), "HyperCore USDC to the unit: {s}");
+    let press = |app: &mut App, a: Action| app.handle(Message::Action(a));
+    press(&mut app, Action::Down);
+    press(&mut app, Action::FocusMargin);
+    for c in "25".chars() {
+        press(&mut app, Action::Type(c));
+    }
+    assert!(
+        press(&mut app, Action::Review).is_empty(),
+        "a review reads nothing"
+    );
+    let review = screen(&app, 80, 24);
+    insta::assert_snapshot!("fund_review_80x24", review);
+    assert!(review.contains("WITHDRAW 25 USDC"), "{review}");
+    assert!(review.contains("not the session key"), "{review}");
+    press(&mut app, Action::Type('y'));
+    press(&mut app, Action::Type('x'));
+    press(&mut app, Action::Confirm);
+    for c in "secret".chars() {
+        press(&mut app, Action::Type(c));
+    }
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("••••••") && !s.contains("secret"), "{s}");
+    let sent = press(&mut app, Action::Confirm);
+    assert!(
+        matches!(sent.as_slice(), [Effect::Fund(_)]),
+        "only the passphrase's Enter asks to sign: {sent:?}"
+    );
+
+    let mut watch = fixture(Mode::Watch);
+    watch.handle(Message::Action(Action::Tab(Tab::Fund)));
+    watch.handle(Message::Action(Action::FocusMargin));
+    let s = screen(&watch, 120, 40);
+    assert!(s.contains("read-only (watch): balances only"), "{s}");
+    assert!(s.contains("watch mode is read-only"), "{s}");
 }

@@ -1,0 +1,173 @@
+//! Carrying out the Fund tab's jobs off the UI loop: a deposit's reads and plan
+//! (`client::funding`), and the owner-signed sends — the HyperCore `spotSend` posted once to
+//! Hyperliquid's `/exchange`, the `WithdrawToCore` intent sent once to the relayer. The owner's
+//! keystore is unlocked on a blocking thread and its passphrase dropped (wiped) with the job;
+//! the session key is never used here.
+
+use std::path::{Path, PathBuf};
+
+use alloy_primitives::Address;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::app::SubmitReport;
+use crate::app::fund::{CoreSend, FundJob, FundOutcome};
+use crate::client::ExchangeHttp;
+use crate::client::funding::{DepositCheckError, SpotSendResult};
+use crate::client::ledger::{AuditLog, NonceStore};
+use crate::client::orders::send_signed;
+use crate::clock::{now_unix_ms, now_unix_s};
+use crate::keys::Passphrase;
+use crate::protocol::eip712::NonceLane;
+use crate::protocol::funding::{DepositPlan, plan_deposit};
+use crate::protocol::hypercore_send::SpotSend;
+use crate::protocol::order::{Deadlines, Order, OrderIntent};
+
+use super::key_setup::unlock_owner;
+use super::submit::record_send;
+
+#[derive(Clone)]
+pub struct FundWorker {
+    http: ExchangeHttp,
+    data_dir: PathBuf,
+    owner: Address,
+    deadlines: Deadlines,
+}
+
+impl FundWorker {
+    pub fn new(http: ExchangeHttp, data_dir: &Path, owner: Address, deadlines: Deadlines) -> Self {
+        Self {
+            http,
+            data_dir: data_dir.to_path_buf(),
+            owner,
+            deadlines,
+        }
+    }
+
+    pub fn spawn(&self, job: FundJob, done: mpsc::Sender<FundOutcome>) {
+        let worker = self.clone();
+        tokio::spawn(async move {
+            let outcome = worker.run(job).await;
+            let _ = done.send(outcome).await;
+        });
+    }
+
+    async fn run(&self, job: FundJob) -> FundOutcome {
+        match job {
+            FundJob::CheckDeposit { amount } => FundOutcome::Planned(self.plan(amount).await),
+            FundJob::Deposit {
+                plan,
+                path,
+                passphrase,
+            } => match self.deposit(plan, &path, passphrase).await {
+                Ok(sent) => FundOutcome::Deposit(sent),
+                Err(why) => FundOutcome::Failed(why),
+            },
+            FundJob::Withdraw {
+                amount,
+                path,
+                passphrase,
+            } => match self.withdraw(amount, &path, passphrase).await {
+                Ok(report) => FundOutcome::Withdrawal(report),
+                Err(why) => FundOutcome::Failed(why),
+            },
+        }
+    }
+
+    /// The deposit proxy asked of the relayer and verified on HyperEVM, the balances read, the
+    /// plan made (or the reason it would fail).
+    async fn plan(&self, amount: u64) -> Result<DepositPlan, String> {
+        self.http.exchange_url()?;
+        let inputs = self
+            .http
+            .deposit_inputs(self.owner, amount)
+            .await
+            .map_err(|e| match e {
+                DepositCheckError::Fetch(f) => format!("cannot plan the deposit: {f}"),
+                mismatch @ DepositCheckError::ProxyMismatch { .. } => mismatch.to_string(),
+            })?;
+        plan_deposit(inputs).map_err(|r| r.to_string())
+    }
+
+    async fn deposit(
+        &self,
+        plan: DepositPlan,
+        path: &str,
+        passphrase: Passphrase,
+    ) -> Result<CoreSend, String> {
+        let wallet = unlock_owner(path, passphrase, self.owner).await?;
+        let send = SpotSend::usdc(plan.proxy, plan.amount, now_unix_ms());
+        let signed = wallet
+            .sign_spot_send(send)
+            .map_err(|e| format!("signing failed: {e}; nothing was sent"))?;
+        let audit = AuditLog::new(&self.data_dir);
+        let record = |event: &str, reason: Option<&str>| {
+            let fields = json!({
+                "action": "spotSend",
+                "via": "tui",
+                "proxy": format!("{:#x}", plan.proxy),
+                "amountUsdc": plan.amount.to_string(),
+                "feeUsdc": plan.fee.to_string(),
+                "nonce": signed.send().time,
+                "reason": reason,
+            });
+            if let Err(e) = audit.record(event, None, fields) {
+                tracing::warn!(error = %e, "the audit log could not be written");
+            }
+        };
+        record("signed", None);
+        Ok(match self.http.post_spot_send(&signed).await {
+            SpotSendResult::Accepted => {
+                record("hypercoreAccepted", None);
+                CoreSend::Accepted
+            }
+            SpotSendResult::Refused(why) => {
+                record("hypercoreRefused", Some(&why));
+                CoreSend::Refused(why)
+            }
+            SpotSendResult::Unknown(why) => {
+                record("noAnswer", Some(&why));
+                CoreSend::Unknown(why)
+            }
+        })
+    }
+
+    async fn withdraw(
+        &self,
+        amount: u64,
+        path: &str,
+        passphrase: Passphrase,
+    ) -> Result<SubmitReport, String> {
+        let wallet = unlock_owner(path, passphrase, self.owner).await?;
+        let nonces = NonceStore::new(&self.data_dir);
+        let built = Order::Withdraw { usdc: amount }
+            .intents(self.owner, now_unix_s(), self.deadlines, || {
+                nonces.next(self.owner, NonceLane::Exchange)
+            })
+            .map_err(|e| format!("nonce store: {e}; nothing was signed"))?;
+        let Some(OrderIntent::Withdraw(intent)) = built.into_iter().next() else {
+            return Err("a withdrawal is one WithdrawToCore intent".into());
+        };
+        let signed = wallet
+            .sign(intent)
+            .map_err(|e| format!("signing failed: {e}; nothing was sent"))?;
+        let audit = AuditLog::new(&self.data_dir);
+        let one = send_signed(
+            &self.http,
+            &audit,
+            &signed,
+            json!({"amountUsdc": amount.to_string(), "via": "tui"}),
+        )
+        .await;
+        let mut report = SubmitReport::default();
+        if one.may_be_queued() {
+            report.tracked.push(one.watch);
+        }
+        let what = format!(
+            "withdraw {} USDC",
+            crate::protocol::funding::usdc_text(amount)
+        );
+        record_send(&mut report, what, one.intent_id, &one.result);
+        Ok(report)
+    }
+}
