@@ -11,6 +11,7 @@ mod key_setup_ui;
 mod layers;
 mod liquidations;
 mod mcp;
+mod mcp_http;
 mod properties;
 mod pty;
 mod readme;

@@ -178,12 +178,12 @@ impl Front {
     async fn post(&self, client: IpAddr, request: Request) -> Response {
         let (parts, body) = request.into_parts();
         let reply = Reply::for_accept(&parts.headers);
-        if !parts
+        let is_json = parts
             .headers
             .get(CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| media_type(v) == "application/json")
-        {
+            .is_some_and(|v| media_type(v) == "application/json");
+        if !is_json {
             return refusal(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 INVALID_REQUEST,

@@ -3,7 +3,7 @@
 //! JSON-RPC errors (-32700 parse, -32600 invalid request, -32602 invalid params). Each message
 //! that passes here goes to rmcp whole, on its own.
 
-use rmcp::model::ClientJsonRpcMessage;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcRequest};
 use serde_json::{Value, json};
 
 pub(super) const PARSE_ERROR: i64 = -32700;
@@ -89,23 +89,44 @@ pub(super) fn classify(message: &Value) -> Result<Option<Value>, Value> {
     if !matches!(m.get("params"), None | Some(Value::Object(_))) {
         return Err(invalid("Invalid Request: params must be an object"));
     }
-    // A known method whose params are not its shape (an unknown one is always readable: rmcp
-    // answers it "method not found"). A notification is never answered, even so.
-    if let (Some(id), Err(e)) = (
-        &id,
-        serde_json::from_value::<ClientJsonRpcMessage>(message.clone()),
-    ) {
+    // rmcp reads a message of a method it knows but whose params are not that method's shape as
+    // a custom request and would answer "method not found": for the methods served here, that
+    // is invalid params. A notification is never answered, even so.
+    if let Some(id) = &id
+        && SERVED.contains(&method)
+        && is_custom(message)
+    {
         return Err(error(
             id.clone(),
             INVALID_PARAMS,
             format!(
-                "Invalid params for {}: {}",
-                crate::text::sanitize_line(method, 64),
-                crate::text::sanitize_line(&e.to_string(), 300)
+                "Invalid params for {method}: see the method's params in the MCP specification"
             ),
         ));
     }
     Ok(id)
+}
+
+/// The methods this server answers (the seeds' list; `initialize`'s notification aside).
+const SERVED: [&str; 7] = [
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "prompts/list",
+];
+
+/// Whether rmcp reads `message` as a request of a method it has no type for.
+fn is_custom(message: &Value) -> bool {
+    matches!(
+        serde_json::from_value::<ClientJsonRpcMessage>(message.clone()),
+        Ok(ClientJsonRpcMessage::Request(JsonRpcRequest {
+            request: ClientRequest::CustomRequest(_),
+            ..
+        })) | Err(_)
+    )
 }
 
 /// A JSON-RPC error response.
@@ -166,5 +187,10 @@ mod tests {
         let e = classify(&shapeless).unwrap_err();
         assert_eq!(code(&e), INVALID_PARAMS);
         assert_eq!(e["id"], 5);
+        let call =
+            json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "x"}});
+        assert_eq!(classify(&call).unwrap(), Some(json!(6)));
+        let init = json!({"jsonrpc": "2.0", "id": 8, "method": "initialize", "params": {"protocolVersion": 3}});
+        assert_eq!(code(&classify(&init).unwrap_err()), INVALID_PARAMS);
     }
 }
