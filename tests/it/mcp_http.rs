@@ -629,3 +629,33 @@ fn a_non_loopback_address_is_refused_without_allow_remote() {
         "--allow-remote needs --http: {out:?}"
     );
 }
+
+/// A client that stalls is cut off: one that never finishes its request head has its
+/// connection closed, one that never finishes its body is answered 408.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stalled_client_is_cut_off() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let sim = sim_at_seed_price().await;
+    let server = start(reads(&sim), 1_000).await;
+    let addr = server.addr;
+    let stall = async |sent: String| {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(sent.as_bytes()).await.unwrap();
+        let mut answer = Vec::new();
+        // Bounded here too: without the server's timeouts this would wait forever.
+        tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut answer))
+            .await
+            .expect("the server ends a stalled request")
+            .unwrap();
+        String::from_utf8_lossy(&answer).into_owned()
+    };
+    let head = format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: appl");
+    let body = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
+    );
+    let (head, body) = tokio::join!(stall(head), stall(body));
+    assert!(!head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(body.starts_with("HTTP/1.1 408"), "{body}");
+    assert!(body.contains("-32600"), "{body}");
+    server.stop().await;
+}
