@@ -505,6 +505,16 @@ async fn the_rate_limit_counts_each_call_and_answers_429_with_retry_after() {
     server.stop().await;
 }
 
+/// A server process, killed if the test fails before it stops it.
+struct Served(std::process::Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// The real binary: `--http 127.0.0.1:0` prints its address (and nothing else) on stderr,
 /// nothing on stdout; the SDK's client uses it; SIGTERM stops it cleanly.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -521,12 +531,15 @@ async fn the_binary_serves_http_prints_only_its_address_and_stops_on_sigterm() {
         "--info-url",
         &sim.server.info_url(),
     ]);
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut served = Served(
+        command
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let child = &mut served.0;
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     let stderr = child.stderr.take().unwrap();
     std::thread::spawn(move || {
@@ -611,27 +624,49 @@ async fn the_binary_serves_http_prints_only_its_address_and_stops_on_sigterm() {
 
 #[test]
 fn a_non_loopback_address_is_refused_without_allow_remote() {
-    let out = support::run(&["mcp", "--http", "0.0.0.0:0"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let err = support::text(&out.stderr);
+    // Each must exit at once; one that serves instead is stopped and fails the test.
+    let run = |args: &[&str]| {
+        let (mut command, _home) = support::command(args);
+        let mut served = Served(
+            command
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        );
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(status) = served.0.try_wait().unwrap() {
+                break status;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{args:?} did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let (mut out, mut err) = (String::new(), String::new());
+        std::io::Read::read_to_string(&mut served.0.stdout.take().unwrap(), &mut out).unwrap();
+        std::io::Read::read_to_string(&mut served.0.stderr.take().unwrap(), &mut err).unwrap();
+        (status.code(), out, err)
+    };
+    let (code, out, err) = run(&["mcp", "--http", "0.0.0.0:0"]);
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("not a loopback address") && err.contains("--allow-remote"),
         "{err}"
     );
-    assert!(out.stdout.is_empty());
-    let out = support::run(&["mcp", "--http", "localhost"]);
-    assert_eq!(out.status.code(), Some(2), "{out:?}");
-    assert!(support::text(&out.stderr).contains("IP:PORT"));
-    let out = support::run(&["mcp", "--allow-remote"]);
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "--allow-remote needs --http: {out:?}"
-    );
+    assert_eq!(out, "");
+    let (code, _, err) = run(&["mcp", "--http", "localhost"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("IP:PORT"), "{err}");
+    let (code, _, err) = run(&["mcp", "--allow-remote"]);
+    assert_eq!(code, Some(2), "--allow-remote needs --http: {err}");
 }
 
 /// A client that stalls is cut off: one that never finishes its request head has its
-/// connection closed, one that never finishes its body is answered 408.
+/// connection closed, one that never finishes its body is answered 408, and one whose body
+/// goes past the cap is answered 413 then, not when (if ever) the body ends.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stalled_client_is_cut_off() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -653,7 +688,14 @@ async fn a_stalled_client_is_cut_off() {
     let body = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\""
     );
-    let (head, body) = tokio::join!(stall(head), stall(body));
+    // 70 KB in chunks, and the last chunk never sent.
+    let chunk = format!("{:x}\r\n{}\r\n", 10 * 1024, "x".repeat(10 * 1024));
+    let endless = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{}",
+        chunk.repeat(7)
+    );
+    let (head, body, endless) = tokio::join!(stall(head), stall(body), stall(endless));
+    assert!(endless.starts_with("HTTP/1.1 413"), "{endless}");
     assert!(!head.starts_with("HTTP/1.1 200"), "{head}");
     assert!(body.starts_with("HTTP/1.1 408"), "{body}");
     assert!(body.contains("-32600"), "{body}");
