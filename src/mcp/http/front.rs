@@ -365,10 +365,11 @@ async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, Response>
         .get(CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
+    let mut stream = body.into_data_stream();
     if declared.is_some_and(|n| n > MAX_BODY as u64) {
+        discard(&mut stream).await;
         return Err(too_large());
     }
-    let mut stream = body.into_data_stream();
     let mut read = Vec::with_capacity(declared.unwrap_or(0) as usize);
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
@@ -379,11 +380,29 @@ async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, Response>
             )
         })?;
         if read.len() + chunk.len() > MAX_BODY {
+            discard(&mut stream).await;
             return Err(too_large());
         }
         read.extend_from_slice(&chunk);
     }
     Ok(read.into())
+}
+
+/// Read and drop what follows a refused body, a little and briefly: a client still sending
+/// when the connection closes can lose the answer to the reset (the kernel's, for unread data),
+/// so one slightly over the cap gets its 413; a larger or slower one is cut off regardless.
+async fn discard(stream: &mut axum::body::BodyDataStream) {
+    const MORE: usize = 1024 * 1024;
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        let mut dropped = 0;
+        while dropped < MORE {
+            match stream.next().await {
+                Some(Ok(chunk)) => dropped += chunk.len(),
+                _ => break,
+            }
+        }
+    })
+    .await;
 }
 
 /// How answers are sent: JSON, or one SSE `message` event for a client that accepts only that.
