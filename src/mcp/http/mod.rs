@@ -44,7 +44,7 @@ pub fn check_bind(addr: SocketAddr, allow_remote: bool) -> Result<(), String> {
     ))
 }
 
-/// A running HTTP server.
+/// A running HTTP server. Dropping it stops it too, without waiting for requests in flight.
 pub struct HttpServer {
     /// The bound address (the real port when 0 was asked for).
     pub addr: SocketAddr,
