@@ -196,7 +196,8 @@ pub(crate) enum Command {
     WalletRisk(liquidations::WalletRiskArgs),
     /// The scan's bust prices over the whole range, regrouped onto a bucket size.
     LiquidationMap(liquidations::LiquidationMapArgs),
-    /// Serve the seed MCP servers' read-only tools to an assistant over stdio (nothing signs).
+    /// Serve the seed MCP servers' read-only tools to an assistant over stdio, or Streamable HTTP
+    /// with --http (nothing signs).
     Mcp(McpArgs),
     /// Open the terminal UI with a browser terminal link's ticket prefilled (nothing is signed
     /// until you confirm); the same as `--link URL`.
@@ -603,6 +604,17 @@ pub(crate) struct McpArgs {
     #[arg(long, value_name = "SEED",
           value_parser = clap::builder::PossibleValuesParser::new(crate::mcp::Seed::NAMES))]
     pub only: Vec<String>,
+    /// Serve Streamable HTTP at http://ADDR/mcp instead of stdio (IP:PORT; port 0 picks one).
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<String>,
+    /// With --http: allow an address other machines can reach (anyone who can connect can use
+    /// the tools).
+    #[arg(long, requires = "http")]
+    pub allow_remote: bool,
+    /// With --http: calls per minute per client address (a batch counts each of its messages).
+    #[arg(long, value_name = "N", requires = "http", default_value_t = crate::mcp::DEFAULT_RATE_PER_MINUTE,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub rate_per_minute: u32,
 }
 
 /// Everything a command needs from the environment.
@@ -805,8 +817,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
     })
 }
 
-/// `mcp`: the assistants' server on stdio until the client hangs up. Read-only by construction
-/// (no tool reaches a signer), so signing is locked for the whole process too.
+/// `mcp`: the assistants' server on stdio until the client hangs up, or over HTTP until Ctrl-C
+/// or SIGTERM. Read-only by construction (no tool reaches a signer), so signing is locked for
+/// the whole process too.
 async fn mcp(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
     crate::protocol::eip712::lock_read_only();
     let only: Vec<crate::mcp::Seed> = a
@@ -819,7 +832,51 @@ async fn mcp(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
         data_dir: ctx.data_dir.clone(),
         deadlines: ctx.deadlines,
     };
-    crate::mcp::serve_stdio(reads, &only)
+    let Some(http) = a.http else {
+        return crate::mcp::serve_stdio(reads, &only)
+            .await
+            .map_err(CliError::Local);
+    };
+    let addr: std::net::SocketAddr = http.trim().parse().map_err(|_| {
+        CliError::input(
+            "http",
+            format!("must be IP:PORT such as 127.0.0.1:8765, got {http:?}"),
+        )
+    })?;
+    crate::mcp::check_bind(addr, a.allow_remote).map_err(|m| CliError::input("http", m))?;
+    let server = crate::mcp::HttpServer::start(reads, &only, addr, a.rate_per_minute)
         .await
-        .map_err(CliError::Local)
+        .map_err(|e| CliError::input("http", format!("cannot listen on {addr}: {e}")))?;
+    // The one line on stderr (stdout stays as clean as over stdio): where it serves.
+    eprintln!(
+        "papertrade-tui MCP server (read-only) at {}; Ctrl-C stops it.",
+        server.url()
+    );
+    stop_signal().await;
+    server.stop().await;
+    Ok(())
+}
+
+/// Ctrl-C or (on Unix) SIGTERM; if neither handler can be installed, serve until killed.
+async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {}
+        _ = terminate => {}
+    }
 }

@@ -3,15 +3,18 @@
 //! own exact math and reads (`report`), with no hosted middleman.
 //!
 //! Over stdio nothing but protocol is ever written to stdout (logs go to the log file) and the
-//! terminal's modes are never touched: an assistant launches it as a child process.
+//! terminal's modes are never touched: an assistant launches it as a child process. Over HTTP
+//! (`http`) the same `Server` answers behind rmcp's Streamable HTTP service.
 
 mod catalog;
+mod http;
 mod schema;
 mod seeds;
 mod server;
 mod spec;
 mod tools;
 
+pub use http::{DEFAULT_RATE_PER_MINUTE, HttpServer, check_bind};
 pub use server::{INSTRUCTIONS, Server, VERSIONS};
 pub use spec::Seed;
 pub use tools::Reads;

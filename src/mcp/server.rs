@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation as Info,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    Tool,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult,
+    PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -35,7 +35,7 @@ pub const VERSIONS: [ProtocolVersion; 3] = [
     ProtocolVersion::V_2025_06_18,
 ];
 
-/// One MCP server over the tools of some seeds. Cheap to clone (one per HTTP request later).
+/// One MCP server over the tools of some seeds. Cheap to clone (one per HTTP request).
 #[derive(Clone)]
 pub struct Server {
     reads: Reads,
@@ -49,6 +49,11 @@ impl Server {
             reads,
             tools: Arc::new(catalog::tools(only)),
         }
+    }
+
+    /// The listed tools' names, in `tools/list` order.
+    pub fn tool_names(&self) -> Vec<&'static str> {
+        self.tools.iter().map(|t| t.name).collect()
     }
 
     fn find(&self, name: &str) -> Option<&ToolSpec> {
@@ -108,6 +113,32 @@ impl ServerHandler for Server {
         Ok(ListToolsResult::with_all_items(
             self.tools.iter().map(ToolSpec::tool).collect(),
         ))
+    }
+
+    // The seeds answer these three with empty lists (clients probe them); rmcp's defaults say
+    // "method not found" unless the capability is advertised, and there is nothing to advertise.
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        Ok(ListResourcesResult::default())
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        Ok(ListResourceTemplatesResult::default())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::default())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -12,6 +12,7 @@ mod key_setup_ui;
 mod layers;
 mod liquidations;
 mod mcp;
+mod mcp_http;
 mod properties;
 mod pty;
 mod readme;

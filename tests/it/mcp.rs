@@ -22,8 +22,8 @@ use crate::simkit::Sim;
 use crate::support;
 
 #[derive(Debug, Clone)]
-struct Client {
-    version: ProtocolVersion,
+pub(crate) struct Client {
+    pub(crate) version: ProtocolVersion,
 }
 
 impl ClientHandler for Client {
@@ -35,13 +35,13 @@ impl ClientHandler for Client {
 }
 
 /// The SDK seed's example, frozen: BTC at 82,800.3.
-async fn sim_at_seed_price() -> Sim {
+pub(crate) async fn sim_at_seed_price() -> Sim {
     let sim = Sim::manual().await;
     sim.pin("BTC", "82800.3").await;
     sim
 }
 
-fn reads(sim: &Sim) -> Reads {
+pub(crate) fn reads(sim: &Sim) -> Reads {
     Reads {
         http: ExchangeHttp::new(
             &sim.server.base_url(),
@@ -70,7 +70,11 @@ fn args(v: Value) -> Map<String, Value> {
     }
 }
 
-async fn call(client: &RunningService<RoleClient, Client>, name: &str, a: Value) -> CallToolResult {
+pub(crate) async fn call(
+    client: &RunningService<RoleClient, Client>,
+    name: &str,
+    a: Value,
+) -> CallToolResult {
     client
         .call_tool(CallToolRequestParams::new(name.to_string()).with_arguments(args(a)))
         .await
@@ -79,7 +83,7 @@ async fn call(client: &RunningService<RoleClient, Client>, name: &str, a: Value)
 
 /// A normal result: not an error, a short text, and the structured content the tool's output
 /// schema accepts.
-fn structured(tool: &Tool, r: &CallToolResult) -> Value {
+pub(crate) fn structured(tool: &Tool, r: &CallToolResult) -> Value {
     let text = r
         .content
         .first()
@@ -241,6 +245,19 @@ fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact() {
+    every_tool_is_exact(async |reads| {
+        let server = Server::new(reads, &[]);
+        (connect(server, ProtocolVersion::V_2025_06_18).await, ())
+    })
+    .await;
+}
+
+/// Every tool called through a client `connect` makes over some transport (holding what it
+/// returns beside the client until the end): each result within its output schema, the figures
+/// against the seed's, the vectors' and the engine's.
+pub(crate) async fn every_tool_is_exact<Keep>(
+    connect: impl AsyncFnOnce(Reads) -> (RunningService<RoleClient, Client>, Keep),
+) {
     let sim = sim_at_seed_price().await;
     // A wallet with one settled position and one open still queued.
     let mut trader = sim.trader(1_000).await;
@@ -256,7 +273,7 @@ async fn every_tool_answers_within_its_output_schema_and_the_figures_are_exact()
         .shared
         .with_engine(|e| e.accounts[&trader.address()].state.open_positions.clone());
     assert_eq!(held.len(), 1);
-    let client = connect(Server::new(reads(&sim), &[]), ProtocolVersion::V_2025_06_18).await;
+    let (client, _keep) = connect(reads(&sim)).await;
     let info = client.peer_info().unwrap();
     assert_eq!(info.protocol_version, ProtocolVersion::V_2025_06_18);
     let instructions = info.instructions.clone().unwrap();
