@@ -1,6 +1,7 @@
 //! What an assistant waits for a pure-math tool: the latency of one `tools/call` of the quote,
 //! leverage ladder, close quote and typed-data tools, in process (an MCP client on a duplex
-//! pipe, the way tests drive it) and over stdio (the real binary as an assistant launches it).
+//! pipe, the way tests drive it), over stdio (the real binary as an assistant launches it) and
+//! over Streamable HTTP on loopback (`mcp --http`, the SDK's HTTP client).
 //! The quote tools read the market (trading state and mark) from the simulator on loopback on
 //! every call, as they read the exchange live, so their figures include two loopback HTTP reads;
 //! typed data reads nothing. The hosted seed servers need an internet round trip for each call.
@@ -12,7 +13,7 @@ use std::net::SocketAddr;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use papertrade_tui::client::{ExchangeHttp, HttpConfig};
-use papertrade_tui::mcp::{Reads, Server};
+use papertrade_tui::mcp::{HttpServer, Reads, Server};
 use papertrade_tui::protocol::order::Deadlines;
 use papertrade_tui::sim::{SimConfig, SimServer};
 use rmcp::model::{CallToolRequestParams, ClientConfig};
@@ -80,13 +81,13 @@ fn mcp(c: &mut Criterion) {
         .expect("the simulator starts");
     let data = tempfile::tempdir().expect("a data dir");
 
+    let reads = Reads {
+        http: ExchangeHttp::new(&sim.base_url(), &sim.info_url(), HttpConfig::default()),
+        data_dir: data.path().to_path_buf(),
+        deadlines: Deadlines::default(),
+    };
     let in_process: Connected = rt.block_on(async {
-        let reads = Reads {
-            http: ExchangeHttp::new(&sim.base_url(), &sim.info_url(), HttpConfig::default()),
-            data_dir: data.path().to_path_buf(),
-            deadlines: Deadlines::default(),
-        };
-        let server = Server::new(reads, &[]);
+        let server = Server::new(reads.clone(), &[]);
         let (server_side, client_side) = tokio::io::duplex(1 << 16);
         tokio::spawn(async move {
             if let Ok(running) = server.serve(server_side).await {
@@ -117,7 +118,26 @@ fn mcp(c: &mut Criterion) {
         Client.serve(transport).await.expect("stdio handshake")
     });
 
-    for (how, client) in [("in-process", &in_process), ("stdio", &over_stdio)] {
+    // No rate limit worth the name: the bench calls thousands of times a minute.
+    let http_server = rt
+        .block_on(HttpServer::start(
+            reads,
+            &[],
+            SocketAddr::from(([127, 0, 0, 1], 0)),
+            u32::MAX,
+        ))
+        .expect("the HTTP server starts");
+    let over_http: Connected = rt.block_on(async {
+        let transport =
+            rmcp::transport::StreamableHttpClientTransport::from_uri(http_server.url());
+        Client.serve(transport).await.expect("HTTP handshake")
+    });
+
+    for (how, client) in [
+        ("in-process", &in_process),
+        ("stdio", &over_stdio),
+        ("http", &over_http),
+    ] {
         let mut group = c.benchmark_group(format!("mcp {how}"));
         for (name, args) in calls() {
             group.bench_function(name, |b| b.iter(|| rt.block_on(call(client, name, &args))));
@@ -127,6 +147,8 @@ fn mcp(c: &mut Criterion) {
     rt.block_on(async {
         let _ = in_process.cancel().await;
         let _ = over_stdio.cancel().await;
+        let _ = over_http.cancel().await;
+        http_server.stop().await;
     });
 }
 

@@ -130,7 +130,9 @@ pub enum CoreSend {
 pub enum FundOutcome {
     Planned(Result<DepositPlan, String>),
     Deposit(CoreSend),
-    Withdrawal(SubmitReport),
+    /// The send's report, and the HyperCore balance read just before it was signed: the
+    /// arrival is measured from that, not from an older reading.
+    Withdrawal(SubmitReport, Option<SpotUsdc>),
     /// Nothing was signed or sent (a wrong passphrase, another wallet's keystore, a read
     /// that failed): back to the review.
     Failed(String),

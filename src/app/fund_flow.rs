@@ -297,7 +297,7 @@ impl App {
                 self.fund.status = Some((text, error));
                 next
             }
-            (FundStep::Sending(review), FundOutcome::Withdrawal(report)) => {
+            (FundStep::Sending(review), FundOutcome::Withdrawal(report, core_before)) => {
                 let queued = !report.tracked.is_empty();
                 let text = report
                     .toasts
@@ -310,7 +310,10 @@ impl App {
                         .map(|(id, r)| Effect::RecordFate(id, r)),
                 );
                 self.fund.status = Some((text, !queued));
-                match (queued, self.fund.core.value) {
+                if let Some(core) = core_before {
+                    self.fund.core.store(Ok(core), self.clock);
+                }
+                match (queued, core_before) {
                     (true, Some(core)) => FundStep::Following(Following {
                         form: FundForm::Withdraw,
                         amount: review.amount,
@@ -661,11 +664,17 @@ mod tests {
         assert!(matches!(app.fund.step, FundStep::Review(_)));
         to_signing(&mut app);
         let id = alloy_primitives::B256::repeat_byte(4);
-        app.handle(Message::FundDone(FundOutcome::Withdrawal(SubmitReport {
-            tracked: vec![id],
-            toasts: vec![("withdraw 40 USDC: queued".into(), false)],
-            ..SubmitReport::default()
-        })));
+        app.handle(Message::FundDone(FundOutcome::Withdrawal(
+            SubmitReport {
+                tracked: vec![id],
+                toasts: vec![("withdraw 40 USDC: queued".into(), false)],
+                ..SubmitReport::default()
+            },
+            Some(SpotUsdc {
+                total_wei: 5 * 100_000_000,
+                hold_wei: 0,
+            }),
+        )));
         let FundStep::Following(f) = &app.fund.step else {
             panic!("{:?}", app.fund.step)
         };

@@ -19,7 +19,7 @@ use crate::client::orders::send_signed;
 use crate::clock::{now_unix_ms, now_unix_s};
 use crate::keys::Passphrase;
 use crate::protocol::eip712::NonceLane;
-use crate::protocol::funding::{DepositPlan, plan_deposit};
+use crate::protocol::funding::{DepositPlan, SpotUsdc, plan_deposit};
 use crate::protocol::hypercore_send::SpotSend;
 use crate::protocol::order::{Deadlines, Order, OrderIntent};
 
@@ -68,7 +68,7 @@ impl FundWorker {
                 path,
                 passphrase,
             } => match self.withdraw(amount, &path, passphrase).await {
-                Ok(report) => FundOutcome::Withdrawal(report),
+                Ok((report, core_before)) => FundOutcome::Withdrawal(report, core_before),
                 Err(why) => FundOutcome::Failed(why),
             },
         }
@@ -137,8 +137,10 @@ impl FundWorker {
         amount: u64,
         path: &str,
         passphrase: Passphrase,
-    ) -> Result<SubmitReport, String> {
+    ) -> Result<(SubmitReport, Option<SpotUsdc>), String> {
         let wallet = unlock_owner(path, passphrase, self.owner).await?;
+        // The arrival is measured from the balance just before the send.
+        let core_before = self.http.spot_usdc(self.owner).await.ok();
         let nonces = NonceStore::new(&self.data_dir);
         let built = Order::Withdraw { usdc: amount }
             .intents(self.owner, now_unix_s(), self.deadlines, || {
@@ -168,6 +170,6 @@ impl FundWorker {
             crate::protocol::funding::usdc_text(amount)
         );
         record_send(&mut report, what, one.intent_id, &one.result);
-        Ok(report)
+        Ok((report, core_before))
     }
 }

@@ -1439,6 +1439,88 @@ async fn a_deep_link_prefills_the_ticket_and_only_the_confirmation_signs_it() {
     ui.quit().await.expect("the loop ends cleanly on q");
 }
 
+/// The whole life of money from the terminal UI: HyperCore USDC deposited through the Fund tab
+/// (planned, reviewed, signed by the owner's keystore, credited by the sweeper), a position
+/// opened and closed from the ticket, and USDC withdrawn back to HyperCore — against the
+/// simulator, checked against its state at each step.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fund_tab_deposits_and_withdraws_around_a_trade() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 100).await;
+    sim.pin("BTC", "82800.3").await;
+    let owner = user.owner();
+    sim.control(
+        "/sim/fund-core",
+        json!({"wallet": format!("{owner:#x}"), "amountUsd": "60"}),
+    )
+    .await;
+    let mut ctx = tui_run::context(&user.api, &user.info, &user.data(), Some(owner));
+    ctx.http = ctx
+        .http
+        .with_rpc_url(&format!("{}/evm", sim.server.base_url()));
+    let core = ctx.http.clone();
+    let mut ui = Ui::start(tui_run::setup(
+        &ctx,
+        Mode::Live,
+        owner,
+        Some(user.session()),
+    ));
+    let balance = || {
+        sim.server
+            .shared
+            .with_engine(|e| e.account(owner).map_or(0, |a| a.state.balance))
+    };
+    ui.wait_for_text("notional").await;
+    ui.type_text("8");
+    let spot_line = |s: &str, usdc: &str| {
+        s.lines()
+            .any(|l| l.contains("free to send") && l.contains(&format!(" {usdc}│")))
+    };
+    ui.wait_for(|s| spot_line(s, "60")).await;
+    ui.type_text("/30");
+    ui.send_keys([KeyCode::Enter]);
+    let review = ui.wait_for_text("HyperCore is debited").await;
+    assert!(review.contains("debited 31"), "{review}");
+    assert_eq!(balance(), 100 * WAD, "a review signs nothing");
+    ui.type_text("y");
+    ui.type_text(user.owner_keystore.to_str().unwrap());
+    ui.send_keys([KeyCode::Enter]);
+    ui.type_text(OWNER_PASS);
+    ui.send_keys([KeyCode::Enter]);
+    ui.wait_for_text("deposit credited: 30 USDC").await;
+    assert_eq!(balance(), 130 * WAD);
+    assert_eq!(core.spot_usdc(owner).await.unwrap().total_usdc(), 29_000_000);
+
+    ui.type_text("1");
+    ticket(&ui, "100", 9);
+    ui.wait_for_text("OPEN").await;
+    ui.type_text("y");
+    ui.wait_for_text("succeeded").await;
+    ui.type_text("2x");
+    ui.wait_for_text("CLOSE").await;
+    ui.type_text("y");
+    ui.wait_for_text("closed 1 position").await;
+    let after_trade = balance();
+
+    ui.type_text("8");
+    ui.send_keys([KeyCode::Down]);
+    ui.type_text("/50");
+    ui.send_keys([KeyCode::Enter]);
+    ui.wait_for_text("WITHDRAW 50 USDC").await;
+    ui.type_text("y");
+    // The keystore's path is remembered from the deposit.
+    ui.send_keys([KeyCode::Enter]);
+    ui.type_text(OWNER_PASS);
+    ui.send_keys([KeyCode::Enter]);
+    ui.wait_for_text("withdrawal arrived: 50 USDC").await;
+    assert_eq!(balance(), after_trade - 50 * WAD);
+    assert_eq!(core.spot_usdc(owner).await.unwrap().total_usdc(), 79_000_000);
+    ui.quit().await.expect("the loop ends cleanly on q");
+    let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    assert!(audit.contains("\"hypercoreAccepted\""), "{audit}");
+    assert!(!audit.contains(OWNER_PASS), "no secret in the audit log");
+}
+
 /// A position closed in the UI is in the History tab after a restart on the same data dir, with
 /// its entry, the exchange's exit and the totals — and in `--watch` of the same wallet too.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
