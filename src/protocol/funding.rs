@@ -25,6 +25,8 @@ pub const MIN_DEPOSIT_USDC: u64 = 10_000_000;
 pub const ACTIVATION_FEE_USDC: u64 = 1_000_000;
 /// HyperCore wei (8 decimals) per exchange USDC unit (6 decimals).
 pub const CORE_WEI_PER_USDC_UNIT: u128 = 100;
+/// The exchange's wad (18 decimals) per HyperCore wei.
+pub const WAD_PER_CORE_WEI: u128 = 10_000_000_000;
 
 /// A USDC amount a person typed: positive, at most 6 decimals.
 pub fn parse_usdc(text: &str) -> Result<u64, String> {

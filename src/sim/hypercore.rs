@@ -16,10 +16,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use alloy_primitives::{Address, keccak256};
 
 use crate::protocol::funding::{
-    ACTIVATION_FEE_USDC, CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, SpotUsdc,
+    ACTIVATION_FEE_USDC, CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, SpotUsdc, WAD_PER_CORE_WEI,
 };
 use crate::protocol::hypercore_send::{HyperliquidChain, SignedSpotSend, USDC_TOKEN};
-use crate::protocol::units::WAD;
 
 use super::engine::Engine;
 
@@ -28,8 +27,6 @@ const NONCES_KEPT: usize = 100;
 /// A nonce must lie within (now − 2 days, now + 1 day).
 const NONCE_PAST_MS: u64 = 2 * 86_400_000;
 const NONCE_FUTURE_MS: u64 = 86_400_000;
-/// One wei of HyperCore USDC (8 dp) in the exchange's wad.
-const WAD_PER_CORE_WEI: u128 = WAD / 100_000_000;
 
 /// A sweep the relayer will make.
 #[derive(Debug, Clone)]
@@ -211,6 +208,7 @@ mod tests {
     use super::*;
     use crate::protocol::eip712::WalletSigner;
     use crate::protocol::hypercore_send::SpotSend;
+    use crate::protocol::units::WAD;
     use crate::sim::engine::SimConfig;
 
     const NOW: u64 = 1_791_862_800_000;

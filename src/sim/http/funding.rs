@@ -37,7 +37,10 @@ fn unprocessable() -> Response {
 /// `status` ok or err (a refusal changes nothing).
 pub(super) async fn exchange(State(s): S, body: Bytes) -> Response {
     s.delay().await;
-    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
+    let Some(value) = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .filter(|v| v["action"].is_object())
+    else {
         return unprocessable();
     };
     if value["action"]["type"] != "spotSend" {
