@@ -507,3 +507,38 @@ async fn a_proxy_hyperevm_does_not_confirm_is_refused() {
     );
     assert_eq!(spot(&sim, user.owner()).await.as_deref(), Some("50.0"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spot_send_with_no_answer_is_never_resent_and_says_how_to_check() {
+    let sim = live_sim().await;
+    let user = User::new(&sim);
+    let owner = user.owner();
+    sim.control(
+        "/sim/fund-core",
+        json!({"wallet": format!("{owner:#x}"), "amountUsd": "50"}),
+    )
+    .await;
+    sim.control("/sim/faults", json!({"dropIntentAnswers": 1}))
+        .await;
+    let ks = user.owner_keystore.to_str().unwrap().to_string();
+    let out = user
+        .run(&[
+            "deposit",
+            "--amount",
+            "20",
+            "--owner-keystore",
+            &ks,
+            "--yes",
+        ])
+        .await;
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert!(err.contains("Do NOT send it again"), "{err}");
+    assert!(err.contains("spotClearinghouseState"), "{err}");
+    // It was applied once, and only once: 20 + the 1 USDC fee left, and the sweeper credits it.
+    assert_eq!(spot(&sim, owner).await.as_deref(), Some("29.0"));
+    let mut stream = sim.stream(owner).await;
+    stream
+        .until("the deposit credited", |s| s.balance == 20 * WAD)
+        .await;
+}

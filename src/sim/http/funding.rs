@@ -51,6 +51,8 @@ pub(super) async fn exchange(State(s): S, body: Bytes) -> Response {
     let answer = match SignedSpotSend::from_exchange_body(&value) {
         Err(why) => ExchangeAnswer::Err(why),
         Ok(signed) => match s.with_engine(|e| e.spot_send(&signed)) {
+            // Applied, and the client gets a broken answer: it must not send it again.
+            Ok(()) if s.drop_intent_answer() => return super::intents::dropped_answer(),
             Ok(()) => ExchangeAnswer::Ok,
             Err(why) => ExchangeAnswer::Err(why),
         },
