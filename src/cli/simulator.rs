@@ -160,7 +160,8 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
     let registered = server.shared.with_engine(|e| {
         e.fund(owner, balance);
         // The same practice money on HyperCore, so `deposit` can be tried too.
-        e.fund_core(owner, balance / crate::protocol::funding::WAD_PER_CORE_WEI);
+        e.core
+            .credit(owner, balance / crate::protocol::funding::WAD_PER_CORE_WEI);
         let now = e.now_s();
         let register = RegisterSessionKey {
             user: owner,
