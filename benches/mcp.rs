@@ -128,8 +128,7 @@ fn mcp(c: &mut Criterion) {
         ))
         .expect("the HTTP server starts");
     let over_http: Connected = rt.block_on(async {
-        let transport =
-            rmcp::transport::StreamableHttpClientTransport::from_uri(http_server.url());
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(http_server.url());
         Client.serve(transport).await.expect("HTTP handshake")
     });
 

@@ -4,9 +4,9 @@
 use std::time::SystemTime;
 
 use crate::keys::Passphrase;
-use crate::protocol::eip712::MIN_WITHDRAW_USDC;
-use crate::protocol::funding::{CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, parse_usdc, usdc_text};
-use crate::protocol::rules::check_withdraw;
+use crate::protocol::funding::{
+    CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, parse_usdc, plan_withdraw, usdc_text,
+};
 use crate::protocol::units::USDC_TO_WAD;
 
 use super::action::{Action, Effect};
@@ -14,6 +14,10 @@ use super::fund::{
     CoreSend, FOLLOW_FOR, Following, FundForm, FundJob, FundOutcome, FundReview, FundStep,
 };
 use super::state::App;
+
+/// Every review says which key signs: the owner's wallet, never the session key.
+const NOT_THE_SESSION_KEY: &str =
+    "  signed by the OWNER's wallet (its keystore file), never by the session key";
 
 /// The longest keystore path the form takes.
 const PATH_MAX: usize = 4096;
@@ -217,16 +221,6 @@ impl App {
                 FundStep::Checking
             }
             FundForm::Withdraw => {
-                if amount < MIN_WITHDRAW_USDC {
-                    self.fund.status = Some((
-                        format!(
-                            "the minimum withdrawal is {} USDC",
-                            usdc_text(MIN_WITHDRAW_USDC)
-                        ),
-                        true,
-                    ));
-                    return FundStep::Amount;
-                }
                 let Some(account) = &self.account else {
                     self.fund.status = Some((
                         "the account is not read yet: wait for the stream".into(),
@@ -234,29 +228,21 @@ impl App {
                     ));
                     return FundStep::Amount;
                 };
-                if let Err(why) = check_withdraw(account, u128::from(amount)) {
-                    self.fund.status = Some((why.to_string(), true));
-                    return FundStep::Amount;
-                }
-                let owner = self.wallet.map(|w| format!("{w:#x}")).unwrap_or_default();
+                let plan = match plan_withdraw(account, amount) {
+                    Ok(plan) => plan,
+                    Err(why) => {
+                        self.fund.status = Some((why.to_string(), true));
+                        return FundStep::Amount;
+                    }
+                };
+                let mut lines = plan.lines(self.wallet.unwrap_or_default());
+                lines.push(NOT_THE_SESSION_KEY.into());
                 self.fund.status = None;
                 FundStep::Review(FundReview {
                     form,
                     amount,
                     plan: None,
-                    lines: vec![
-                        format!(
-                            "WITHDRAW {} USDC to your own HyperCore spot account",
-                            usdc_text(amount)
-                        ),
-                        format!("  owner {owner} · route hypercore"),
-                        "  WithdrawToCore, signed by the OWNER's wallet, not the session key"
-                            .into(),
-                        format!(
-                            "  from the available balance only (queued profit waits until paid); minimum {} USDC",
-                            usdc_text(MIN_WITHDRAW_USDC)
-                        ),
-                    ],
+                    lines,
                 })
             }
         }
@@ -271,10 +257,7 @@ impl App {
         self.fund.step = match (step, outcome) {
             (FundStep::Checking, FundOutcome::Planned(Ok(plan))) => {
                 let mut lines = plan.lines(owner);
-                lines.push(
-                    "  the spotSend is signed by the OWNER's wallet (its keystore), not the session key"
-                        .into(),
-                );
+                lines.push(NOT_THE_SESSION_KEY.into());
                 FundStep::Review(FundReview {
                     form: FundForm::Deposit,
                     amount: plan.amount,
@@ -518,7 +501,7 @@ mod tests {
             review
                 .lines
                 .iter()
-                .any(|l| l.contains("not the session key")),
+                .any(|l| l.contains("never by the session key")),
             "{review:?}"
         );
         let sent = to_signing(&mut app);

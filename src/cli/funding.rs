@@ -148,8 +148,8 @@ pub async fn deposit(ctx: &Context, a: DepositArgs) -> Result<(), CliError> {
     })
 }
 
-/// What to say when the spotSend got no answer: it may have moved the USDC, so never resend;
-/// how to check instead.
+/// What to say when the spotSend got no answer: it may have moved the USDC, so never resend.
+/// How to check goes to stderr line by line (the error itself stays one short line).
 fn no_answer_text(
     ctx: &Context,
     owner: Address,
@@ -159,17 +159,21 @@ fn no_answer_text(
 ) -> String {
     let spot = |user: Address| {
         format!(
-            "curl -s {} -H 'Content-Type: application/json' -d '{{\"type\":\"spotClearinghouseState\",\"user\":\"{user:#x}\"}}'",
+            "  curl -s {} -H 'Content-Type: application/json' -d '{{\"type\":\"spotClearinghouseState\",\"user\":\"{user:#x}\"}}'",
             ctx.http.info_url()
         )
     };
+    eprintln!("How to check whether it was applied (your HyperCore spot USDC, then the proxy's):");
+    eprintln!("{}", spot(owner));
+    eprintln!("{}", spot(plan.proxy));
+    eprintln!(
+        "  papertrade-tui positions --follow   # the sweeper credits it if it left your account"
+    );
     format!(
-        "no answer from Hyperliquid ({why}): the spotSend of {} USDC to {:#x} (nonce {nonce}) may or may not have been applied. \
-         Do NOT send it again. Check your HyperCore spot USDC ({}) and the proxy's ({}); if it left \
-         your account, the sweeper credits it: `papertrade-tui positions --follow`.",
+        "no answer from Hyperliquid ({}): the spotSend of {} USDC to {:#x} (nonce {nonce}) may or may not \
+         have been applied. Do NOT send it again; check as shown above",
+        crate::text::sanitize_line(why, 120),
         usdc_text(plan.amount),
         plan.proxy,
-        spot(owner),
-        spot(plan.proxy)
     )
 }

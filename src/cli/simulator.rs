@@ -105,17 +105,23 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
         .await
         .map_err(|e| CliError::input("port", format!("cannot listen on {host}:{}: {e}", a.port)))?;
     if ctx.json {
-        print_json(&json!({"api": server.base_url(), "infoUrl": server.info_url(), "seed": seed}));
+        print_json(
+            &json!({"api": server.base_url(), "infoUrl": server.info_url(), "rpcUrl": server.rpc_url(), "seed": seed}),
+        );
     } else {
         say!(
             "papertrade-tui simulator (seed {seed}) serving at {}",
             server.base_url()
         );
         say!("  exchange API  {}", server.base_url());
-        say!("  Hyperliquid   {}", server.info_url());
+        say!(
+            "  Hyperliquid   {} (and /exchange beside it)",
+            server.info_url()
+        );
+        say!("  HyperEVM RPC  {}", server.rpc_url());
         if !a.no_controls {
             say!(
-                "  controls      POST {}/sim/{{fund,price,market,trading,intake,notice,faults,clock}}",
+                "  controls      POST {}/sim/{{fund,fund-core,price,market,trading,intake,notice,faults,clock}}",
                 server.base_url()
             );
         }
@@ -155,6 +161,9 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
     let owner = practice.wallet.address();
     let registered = server.shared.with_engine(|e| {
         e.fund(owner, balance);
+        // The same practice money on HyperCore, so `deposit` can be tried too.
+        e.core
+            .credit(owner, balance / crate::protocol::funding::WAD_PER_CORE_WEI);
         let now = e.now_s();
         let register = RegisterSessionKey {
             user: owner,
@@ -182,9 +191,10 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         }
     }
     let exports = format!(
-        "export PAPERTRADE_API_URL={} PAPERTRADE_INFO_URL={} PAPERTRADE_TUI_OWNER={owner:#x} PAPERTRADE_TUI_DATA_DIR={} PAPERTRADE_TUI_PASSPHRASE={DEMO_PASSPHRASE} PAPERTRADE_TUI_OWNER_PASSPHRASE={DEMO_PASSPHRASE}",
+        "export PAPERTRADE_API_URL={} PAPERTRADE_INFO_URL={} PAPERTRADE_RPC_URL={} PAPERTRADE_TUI_OWNER={owner:#x} PAPERTRADE_TUI_DATA_DIR={} PAPERTRADE_TUI_PASSPHRASE={DEMO_PASSPHRASE} PAPERTRADE_TUI_OWNER_PASSPHRASE={DEMO_PASSPHRASE}",
         server.base_url(),
         server.info_url(),
+        server.rpc_url(),
         demo_dir.display(),
     );
     // With a terminal, the demo opens the UI on the practice wallet; otherwise it serves.
@@ -201,7 +211,8 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
                 &server.base_url(),
                 &server.info_url(),
                 Default::default(),
-            ),
+            )
+            .with_rpc_url(&server.rpc_url()),
             data_dir: demo_dir.clone(),
             owner: Some(format!("{owner:#x}")),
             key_backend: Some("keystore".into()),
@@ -234,6 +245,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         print_json(&json!({
             "api": server.base_url(),
             "infoUrl": server.info_url(),
+            "rpcUrl": server.rpc_url(),
             "wallet": format!("{owner:#x}"),
             "sessionKey": format!("{:#x}", practice.session_key),
             "dataDir": demo_dir,
@@ -246,10 +258,14 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             server.base_url()
         );
         say!(
-            "wallet {owner:#x} holds {}; its session key is registered.",
+            "wallet {owner:#x} holds {} on Papertrade and as much HyperCore spot USDC; its session key is registered.",
             usd(crate::protocol::units::signed(balance))
         );
         say!("\nIn another terminal:\n  {exports}");
+        say!(
+            "  papertrade-tui deposit --amount 25 --owner-keystore {}",
+            practice.owner_keystore.display()
+        );
         say!("  papertrade-tui open --market BTC --side long --margin 50 --leverage 100");
         say!("  papertrade-tui positions --follow");
         say!("  papertrade-tui close --all");

@@ -11,11 +11,13 @@ use crate::client::orders::{OrderError, Sent, Trader, send_signed};
 use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
-use crate::protocol::funding::CORE_WEI_PER_USDC_UNIT;
+use crate::protocol::funding::{
+    CORE_WEI_PER_USDC_UNIT, WithdrawRefusal, parse_usdc, plan_withdraw,
+};
 use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
 use crate::protocol::order::{Order, OrderIntent};
-use crate::protocol::rules::{CloseRejection, check_cancel, check_withdraw, close_rejection};
-use crate::protocol::units::{parse_scaled, price_json, signed, wad_json};
+use crate::protocol::rules::{CloseRejection, check_cancel, close_rejection};
+use crate::protocol::units::{price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
 use super::key::report_submission;
@@ -453,30 +455,22 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
 
 pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
     let owner = owner(ctx)?;
-    let usdc = parse_scaled(&a.amount, 6).map_err(|e| {
-        CliError::input(
-            "amount",
-            format!("must be a USDC amount with at most 6 decimals ({e})"),
-        )
-    })?;
-    if usdc < u128::from(crate::protocol::eip712::MIN_WITHDRAW_USDC) {
+    let usdc = parse_usdc(&a.amount).map_err(|m| CliError::input("amount", m))?;
+    if usdc < crate::protocol::eip712::MIN_WITHDRAW_USDC {
         return Err(CliError::input(
             "amount",
-            "the minimum withdrawal is 10 USDC",
+            WithdrawRefusal::BelowMinimum.to_string(),
         ));
     }
     let mut live = LiveAccount::open(&ctx.http, owner).await?;
-    check_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
-    if !ctx.json || !a.signing.external {
-        eprintln!(
-            "WITHDRAW {} USDC to {owner:#x}'s own HyperCore spot account (route hypercore); signed by the owner's wallet",
-            crate::protocol::units::format_scaled(usdc, 6)
-        );
+    let plan =
+        plan_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
+    for line in plan.lines(owner) {
+        eprintln!("{line}");
     }
     if a.signing.owner_keystore.is_some() {
         confirm(a.yes, "Sign with the owner's keystore and send?")?;
     }
-    let usdc = u64::try_from(usdc).map_err(|_| CliError::input("amount", "is too large"))?;
     let nonces = NonceStore::new(&ctx.data_dir);
     let built = Order::Withdraw { usdc }.intents(owner, now_unix_s(), ctx.deadlines, || {
         nonces.next(owner, NonceLane::Exchange)

@@ -25,6 +25,8 @@ pub const MIN_DEPOSIT_USDC: u64 = 10_000_000;
 pub const ACTIVATION_FEE_USDC: u64 = 1_000_000;
 /// HyperCore wei (8 decimals) per exchange USDC unit (6 decimals).
 pub const CORE_WEI_PER_USDC_UNIT: u128 = 100;
+/// The exchange's wad (18 decimals) per HyperCore wei.
+pub const WAD_PER_CORE_WEI: u128 = 10_000_000_000;
 
 /// A USDC amount a person typed: positive, at most 6 decimals.
 pub fn parse_usdc(text: &str) -> Result<u64, String> {
@@ -256,6 +258,68 @@ impl DepositPlan {
             format!(
                 "  minimum {} USDC; the sweeper credits it in about a minute; one deposit at a time",
                 usdc_text(MIN_DEPOSIT_USDC)
+            ),
+        ]
+    }
+}
+
+/// A withdrawal that would succeed (route `hypercore`: to the wallet's own HyperCore spot
+/// account, no second signature, no fee known).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WithdrawPlan {
+    /// USDC at 6 decimals.
+    pub amount: u64,
+    /// The available balance before and after, USDC at 6 decimals (rounded down).
+    pub available_before: u128,
+    pub available_after: u128,
+    /// The queued (owed) balance, which cannot be withdrawn until paid, USDC at 6 decimals.
+    pub queued: u128,
+}
+
+/// Why a withdrawal is refused before anything is signed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WithdrawRefusal {
+    #[error(
+        "the minimum withdrawal is {} USDC",
+        usdc_text(super::eip712::MIN_WITHDRAW_USDC)
+    )]
+    BelowMinimum,
+    #[error(transparent)]
+    AboveAvailable(#[from] super::rules::WithdrawRejection),
+}
+
+/// Plan a withdrawal of `amount` (6 decimals) from `account`, or say why it would fail.
+pub fn plan_withdraw(
+    account: &super::account::AccountState,
+    amount: u64,
+) -> Result<WithdrawPlan, WithdrawRefusal> {
+    if amount < super::eip712::MIN_WITHDRAW_USDC {
+        return Err(WithdrawRefusal::BelowMinimum);
+    }
+    super::rules::check_withdraw(account, u128::from(amount))?;
+    let available_before = account.funds.available_balance / super::units::USDC_TO_WAD;
+    Ok(WithdrawPlan {
+        amount,
+        available_before,
+        available_after: available_before - u128::from(amount),
+        queued: account.queued / super::units::USDC_TO_WAD,
+    })
+}
+
+impl WithdrawPlan {
+    /// The plan restated for a person, one line each.
+    pub fn lines(&self, owner: Address) -> Vec<String> {
+        vec![
+            format!(
+                "WITHDRAW {} USDC to {owner:#x}'s own HyperCore spot account (route hypercore); signed by the owner's wallet",
+                usdc_text(self.amount)
+            ),
+            format!(
+                "  available {} → {} USDC; queued {} USDC cannot be withdrawn until paid; minimum {} USDC",
+                format_scaled(self.available_before, 6),
+                format_scaled(self.available_after, 6),
+                format_scaled(self.queued, 6),
+                usdc_text(super::eip712::MIN_WITHDRAW_USDC)
             ),
         ]
     }

@@ -15,7 +15,6 @@ use alloy_primitives::{Address, B256, Signature, U256, keccak256};
 use alloy_sol_types::Eip712Domain;
 use serde_json::{Map, Value, json};
 
-use super::eip712::SignedError;
 use super::units::{format_scaled, parse_scaled};
 use super::wire::parse_address;
 
@@ -271,6 +270,18 @@ fn parse_hex_u64(text: &str) -> Option<u64> {
     u64::from_str_radix(hex, 16).ok()
 }
 
+/// Why a pasted signature is not the owner's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendSignatureError {
+    #[error("the signature does not recover to any address")]
+    Unrecoverable,
+    #[error("the signature recovers to {recovered:#x}, not the expected signer {expected:#x}")]
+    WrongSigner {
+        expected: Address,
+        recovered: Address,
+    },
+}
+
 /// A spot send with a signature that recovers to `signer`. Made only by signing or by checking
 /// a signature, so it is always consistent.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,12 +305,12 @@ impl SignedSpotSend {
         send: SpotSend,
         signature: Signature,
         expected: Address,
-    ) -> Result<Self, SignedError> {
+    ) -> Result<Self, SendSignatureError> {
         let recovered = signature
             .recover_address_from_prehash(&send.digest())
-            .map_err(|_| SignedError::Unrecoverable)?;
+            .map_err(|_| SendSignatureError::Unrecoverable)?;
         if recovered != expected {
-            return Err(SignedError::WrongSigner {
+            return Err(SendSignatureError::WrongSigner {
                 expected,
                 recovered,
             });

@@ -504,7 +504,10 @@ impl Engine {
         // Liquidations go before any other action (launch phase, §8).
         self.liquidate_crossed();
         self.process_due();
-        self.sweep_due();
+        // The relayer's sweeper credits the deposits that are due.
+        for (owner, wad) in self.core.take_due(now) {
+            self.fund(owner, wad);
+        }
         between(self);
         if self
             .history

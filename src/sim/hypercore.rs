@@ -16,20 +16,15 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use alloy_primitives::{Address, keccak256};
 
 use crate::protocol::funding::{
-    ACTIVATION_FEE_USDC, CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, SpotUsdc,
+    ACTIVATION_FEE_USDC, CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, SpotUsdc, WAD_PER_CORE_WEI,
 };
 use crate::protocol::hypercore_send::{HyperliquidChain, SignedSpotSend, USDC_TOKEN};
-use crate::protocol::units::WAD;
-
-use super::engine::Engine;
 
 /// Hyperliquid keeps each user's 100 highest nonces; a new one must be above the smallest.
 const NONCES_KEPT: usize = 100;
 /// A nonce must lie within (now − 2 days, now + 1 day).
 const NONCE_PAST_MS: u64 = 2 * 86_400_000;
 const NONCE_FUTURE_MS: u64 = 86_400_000;
-/// One wei of HyperCore USDC (8 dp) in the exchange's wad.
-const WAD_PER_CORE_WEI: u128 = WAD / 100_000_000;
 
 /// A sweep the relayer will make.
 #[derive(Debug, Clone)]
@@ -101,10 +96,16 @@ impl HyperCore {
     }
 }
 
-impl Engine {
-    /// `/exchange` with a `spotSend`: Hyperliquid's checks, then the transfer (and, to a
-    /// registered proxy, a sweep). A refusal changes nothing; its text is the answer's.
-    pub(crate) fn spot_send(&mut self, signed: &SignedSpotSend) -> Result<(), String> {
+impl HyperCore {
+    /// `/exchange` with a `spotSend` at `now_ms`: Hyperliquid's checks, then the transfer (and,
+    /// to a registered proxy, a sweep due `sweep_delay_ms` later). A refusal changes nothing;
+    /// its text is the answer's.
+    pub(crate) fn spot_send(
+        &mut self,
+        signed: &SignedSpotSend,
+        now_ms: u64,
+        sweep_delay_ms: u64,
+    ) -> Result<(), String> {
         let send = signed.send();
         let sender = signed.signer();
         if send.chain != HyperliquidChain::Mainnet {
@@ -124,140 +125,128 @@ impl Engine {
         if wei == 0 {
             return Err("amount must be positive".into());
         }
-        if !self.core.user_exists(sender) {
+        if !self.user_exists(sender) {
             // What a signature by the wrong key (or over other fields) comes to: a stranger.
             return Err(format!("User or API Wallet {sender:#x} does not exist."));
         }
-        let fee = if self.core.user_exists(destination) {
+        let fee = if self.user_exists(destination) {
             0
         } else {
             u128::from(ACTIVATION_FEE_USDC) * CORE_WEI_PER_USDC_UNIT
         };
-        let have = self.core.balances.get(&sender).copied().unwrap_or(0);
+        let have = self.balances.get(&sender).copied().unwrap_or(0);
         if wei + fee > have {
             return Err("Insufficient balance for token transfer".into());
         }
-        let now = self.now_ms();
-        self.core.take_nonce(sender, send.time, now)?;
-        *self.core.balances.entry(sender).or_insert(0) -= wei + fee;
-        self.core.credit(destination, wei);
-        if let Some(owner) = self.core.registered.get(&destination).copied()
-            && !self.core.pending.iter().any(|s| s.proxy == destination)
-        {
-            let due_ms = now.saturating_add(self.cfg.sweep_delay_ms);
-            self.core.pending.push(Sweep {
-                owner,
-                proxy: destination,
-                wei,
-                due_ms,
-            });
+        self.take_nonce(sender, send.time, now_ms)?;
+        *self.balances.entry(sender).or_insert(0) -= wei + fee;
+        self.credit(destination, wei);
+        if let Some(owner) = self.registered.get(&destination).copied() {
+            self.schedule(owner, destination, wei, now_ms + sweep_delay_ms);
         }
         Ok(())
     }
 
-    /// `/funding/deposits/check`: the proxy, registered with the sweeper; USDC already on it
-    /// and not awaiting a sweep is scheduled now.
-    pub(crate) fn register_proxy(&mut self, owner: Address) -> Address {
-        let proxy = proxy_of(owner);
-        self.core.registered.insert(proxy, owner);
-        let held = self.core.balances.get(&proxy).copied().unwrap_or(0);
-        if held > 0 && !self.core.pending.iter().any(|s| s.proxy == proxy) {
-            let due_ms = self.now_ms().saturating_add(self.cfg.sweep_delay_ms);
-            self.core.pending.push(Sweep {
+    /// A sweep of `wei` on `proxy`, unless one is pending there (then this arrival is not seen).
+    fn schedule(&mut self, owner: Address, proxy: Address, wei: u128, due_ms: u64) {
+        if !self.pending.iter().any(|s| s.proxy == proxy) {
+            self.pending.push(Sweep {
                 owner,
                 proxy,
-                wei: held,
+                wei,
                 due_ms,
             });
+        }
+    }
+
+    /// `/funding/deposits/check`: the proxy, registered with the sweeper; USDC already on it
+    /// and not awaiting a sweep is scheduled now.
+    pub(crate) fn register_proxy(
+        &mut self,
+        owner: Address,
+        now_ms: u64,
+        sweep_delay_ms: u64,
+    ) -> Address {
+        let proxy = proxy_of(owner);
+        self.registered.insert(proxy, owner);
+        let held = self.balances.get(&proxy).copied().unwrap_or(0);
+        if held > 0 {
+            self.schedule(owner, proxy, held, now_ms + sweep_delay_ms);
         }
         proxy
     }
 
-    /// The sweeper: credit every sweep whose delay has passed (at least the minimum).
-    pub(crate) fn sweep_due(&mut self) {
-        let now = self.now_ms();
-        let (due, waiting): (Vec<Sweep>, Vec<Sweep>) = std::mem::take(&mut self.core.pending)
+    /// The sweeper at `now_ms`: the credits due (owner, wad), each at least the minimum, taken
+    /// off their proxies. The engine credits them.
+    pub(crate) fn take_due(&mut self, now_ms: u64) -> Vec<(Address, u128)> {
+        let (due, waiting): (Vec<Sweep>, Vec<Sweep>) = std::mem::take(&mut self.pending)
             .into_iter()
-            .partition(|s| s.due_ms <= now);
-        self.core.pending = waiting;
+            .partition(|s| s.due_ms <= now_ms);
+        self.pending = waiting;
+        let mut credits = Vec::new();
         for s in due {
-            let held = self.core.balances.get(&s.proxy).copied().unwrap_or(0);
+            let held = self.balances.get(&s.proxy).copied().unwrap_or(0);
             let wei = s.wei.min(held);
             if wei < u128::from(MIN_DEPOSIT_USDC) * CORE_WEI_PER_USDC_UNIT {
                 continue;
             }
-            *self.core.balances.entry(s.proxy).or_insert(0) -= wei;
-            self.fund(s.owner, wei * WAD_PER_CORE_WEI);
+            *self.balances.entry(s.proxy).or_insert(0) -= wei;
+            credits.push((s.owner, wei * WAD_PER_CORE_WEI));
         }
-    }
-
-    /// A settled `withdrawToCore` lands on the wallet's own HyperCore spot account.
-    pub(crate) fn credit_core_usdc(&mut self, wallet: Address, usdc: u128) {
-        self.core.credit(wallet, usdc * CORE_WEI_PER_USDC_UNIT);
-    }
-
-    /// `/sim/fund-core`: give `wallet` HyperCore spot USDC (wei); answers its new total.
-    pub(crate) fn fund_core(&mut self, wallet: Address, wei: u128) -> u128 {
-        self.core.credit(wallet, wei)
-    }
-
-    pub(crate) fn core(&self) -> &HyperCore {
-        &self.core
+        credits
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::protocol::eip712::WalletSigner;
     use crate::protocol::hypercore_send::SpotSend;
-    use crate::sim::engine::SimConfig;
+    use crate::protocol::units::WAD;
+    use crate::sim::engine::{Engine, SimConfig};
 
     const NOW: u64 = 1_791_862_800_000;
-
-    fn engine() -> Engine {
-        Engine::new(
-            SimConfig {
-                sweep_delay_ms: 1_000,
-                ..SimConfig::default()
-            },
-            NOW,
-        )
-    }
+    const DELAY: u64 = 1_000;
 
     #[test]
     fn a_deposit_is_swept_once_and_a_second_waits_for_a_new_check() {
-        let mut e = engine();
+        let mut e = Engine::new(
+            SimConfig {
+                sweep_delay_ms: DELAY,
+                ..SimConfig::default()
+            },
+            NOW,
+        );
         let owner = WalletSigner::random();
-        e.fund_core(owner.address(), 100 * 100_000_000);
-        let proxy = e.register_proxy(owner.address());
+        e.core.credit(owner.address(), 100 * 100_000_000);
+        let proxy = e.core.register_proxy(owner.address(), NOW, DELAY);
         let send = |usdc: u64, t: u64| {
             owner
                 .sign_spot_send(SpotSend::usdc(proxy, usdc, t))
                 .unwrap()
         };
-        e.spot_send(&send(25_000_000, NOW)).unwrap();
+        e.core
+            .spot_send(&send(25_000_000, NOW), NOW, DELAY)
+            .unwrap();
         // The proxy was new: 1 USDC activation fee on top.
-        assert_eq!(
-            e.core().spot_usdc(owner.address()).unwrap().total_usdc(),
-            74_000_000
-        );
+        let spot = |e: &Engine, a| e.core.spot_usdc(a).unwrap().total_usdc();
+        assert_eq!(spot(&e, owner.address()), 74_000_000);
         // A second before the sweep is not seen by it.
-        e.spot_send(&send(10_000_000, NOW + 1)).unwrap();
+        e.core
+            .spot_send(&send(10_000_000, NOW + 1), NOW, DELAY)
+            .unwrap();
         e.advance(NOW + 2_000);
         let balance = |e: &Engine| e.account(owner.address()).map_or(0, |a| a.state.balance);
         assert_eq!(balance(&e), 25 * WAD);
-        assert_eq!(e.core().spot_usdc(proxy).unwrap().total_usdc(), 10_000_000);
-        e.register_proxy(owner.address());
+        assert_eq!(spot(&e, proxy), 10_000_000);
+        let now = e.now_ms();
+        e.core.register_proxy(owner.address(), now, DELAY);
         e.advance(NOW + 4_000);
         assert_eq!(balance(&e), 35 * WAD);
         // Reusing a nonce is refused and changes nothing.
-        let before = e.core().spot_usdc(owner.address());
-        assert!(
-            e.spot_send(&send(10_000_000, NOW))
-                .unwrap_err()
-                .contains("nonce")
-        );
-        assert_eq!(e.core().spot_usdc(owner.address()), before);
+        let now = e.now_ms();
+        let before = e.core.spot_usdc(owner.address());
+        let refused = e.core.spot_send(&send(10_000_000, NOW), now, DELAY);
+        assert!(refused.unwrap_err().contains("nonce"));
+        assert_eq!(e.core.spot_usdc(owner.address()), before);
     }
 }

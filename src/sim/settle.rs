@@ -118,7 +118,10 @@ impl Engine {
                     tx.outcome(id, Outcome::Succeeded);
                 });
                 // Route hypercore: the USDC lands on the wallet's own HyperCore spot account.
-                self.credit_core_usdc(q.wallet, usdc);
+                self.core.credit(
+                    q.wallet,
+                    usdc * crate::protocol::funding::CORE_WEI_PER_USDC_UNIT,
+                );
             }
             QueuedAction::Register { key, expiry } => {
                 let id = q.id;

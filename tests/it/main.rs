@@ -6,6 +6,7 @@ mod decoders;
 mod explore_run;
 mod explore_ui;
 mod explorer;
+mod funding;
 mod hostile;
 mod hypercore;
 mod key_setup_ui;

@@ -484,7 +484,7 @@ fn action(words: &[String], home: &Path) -> Result<Action, String> {
         let name = sub.map(|i| args[i].as_str());
         let has = |f: &str| args.iter().any(|a| a == f);
         let writes = match name {
-            Some("open" | "close" | "cancel" | "withdraw") => true,
+            Some("deposit" | "open" | "close" | "cancel" | "withdraw") => true,
             Some("key") => sub
                 .and_then(|i| args.get(i + 1))
                 .is_some_and(|a| a == "register"),
@@ -583,6 +583,7 @@ impl World {
             ("HOME", home.display().to_string()),
             ("PAPERTRADE_API_URL", self.sim.server.base_url()),
             ("PAPERTRADE_INFO_URL", self.sim.server.info_url()),
+            ("PAPERTRADE_RPC_URL", self.sim.server.rpc_url()),
             ("PAPERTRADE_TUI_PASSPHRASE", SESSION_PASS.to_string()),
             ("PAPERTRADE_TUI_OWNER_PASSPHRASE", OWNER_PASS.to_string()),
         ]

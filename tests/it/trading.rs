@@ -39,6 +39,7 @@ pub(crate) struct User {
     pub(crate) owner_keystore: PathBuf,
     pub(crate) api: String,
     pub(crate) info: String,
+    pub(crate) rpc: String,
 }
 
 impl User {
@@ -61,6 +62,7 @@ impl User {
             dir,
             api: sim.server.base_url(),
             info: sim.server.info_url(),
+            rpc: sim.server.rpc_url(),
         }
     }
 
@@ -72,7 +74,7 @@ impl User {
         self.dir.path().join("data")
     }
 
-    fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
         c.args(args)
             .args([
@@ -80,6 +82,8 @@ impl User {
                 &self.api,
                 "--info-url",
                 &self.info,
+                "--rpc-url",
+                &self.rpc,
                 "--owner",
                 &format!("{:#x}", self.owner()),
                 "--key-backend",
@@ -100,7 +104,7 @@ impl User {
     }
 
     /// Run a command to completion off the async runtime.
-    async fn run(&self, args: &[&str]) -> Output {
+    pub(crate) async fn run(&self, args: &[&str]) -> Output {
         let mut c = self.command(args);
         tokio::task::spawn_blocking(move || c.output().unwrap())
             .await
@@ -429,7 +433,7 @@ async fn register_with_a_pasted_external_signature() {
 }
 
 /// Register a key through the CLI, then hand back the session signer for direct posts.
-async fn ready_user(sim: &Sim, usd: u64) -> User {
+pub(crate) async fn ready_user(sim: &Sim, usd: u64) -> User {
     let user = User::new(sim);
     make_ready(sim, &user, usd).await;
     user
@@ -1489,7 +1493,10 @@ async fn the_fund_tab_deposits_and_withdraws_around_a_trade() {
     ui.send_keys([KeyCode::Enter]);
     ui.wait_for_text("deposit credited: 30 USDC").await;
     assert_eq!(balance(), 130 * WAD);
-    assert_eq!(core.spot_usdc(owner).await.unwrap().total_usdc(), 29_000_000);
+    assert_eq!(
+        core.spot_usdc(owner).await.unwrap().total_usdc(),
+        29_000_000
+    );
 
     ui.type_text("1");
     ticket(&ui, "100", 9);
@@ -1514,7 +1521,10 @@ async fn the_fund_tab_deposits_and_withdraws_around_a_trade() {
     ui.send_keys([KeyCode::Enter]);
     ui.wait_for_text("withdrawal arrived: 50 USDC").await;
     assert_eq!(balance(), after_trade - 50 * WAD);
-    assert_eq!(core.spot_usdc(owner).await.unwrap().total_usdc(), 79_000_000);
+    assert_eq!(
+        core.spot_usdc(owner).await.unwrap().total_usdc(),
+        79_000_000
+    );
     ui.quit().await.expect("the loop ends cleanly on q");
     let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
     assert!(audit.contains("\"hypercoreAccepted\""), "{audit}");
@@ -2038,6 +2048,7 @@ async fn a_practice_owner_from_key_owner_new_registers_and_withdraws() {
         owner_keystore: path,
         api: sim.server.base_url(),
         info: sim.server.info_url(),
+        rpc: sim.server.rpc_url(),
     };
     make_ready(&sim, &user, 100).await;
     assert_eq!(user.json(&["key", "show"]).await["usable"], true);

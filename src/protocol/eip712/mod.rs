@@ -45,9 +45,9 @@ pub use intents::{
     SessionIntent, Stake, Unstake, WalletIntent, WithdrawToCore,
 };
 pub(crate) use intents::{IntentKind, MAX_CLOSE_IDS, MIN_WITHDRAW_USDC, NonceLane};
+pub(crate) use signed::SignedError;
 pub use signed::{
-    INTENT_ID_TAG, Signed, SignedError, intent_id, parse_signature, sign_request_json,
-    typed_data_json,
+    INTENT_ID_TAG, Signed, intent_id, parse_signature, sign_request_json, typed_data_json,
 };
 pub use signer::{SessionSigner, WalletSigner};
 pub(crate) use signer::{SignError, is_read_only, lock_read_only, signers_constructed};

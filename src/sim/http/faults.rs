@@ -27,7 +27,8 @@ pub struct FaultSpec {
     pub retry_after_s: Option<u64>,
     /// Delay every exchange answer by this long.
     pub delay_ms: Option<u64>,
-    /// Queue the next N intents but drop their answers (the connection fails mid-answer).
+    /// Queue the next N intents (or apply the next N spotSends at `/exchange`) but drop their
+    /// answers (the connection fails mid-answer).
     pub drop_intent_answers: Option<u32>,
     /// Leave these markets (symbols) out of `/state/trading`, as an exchange that stopped
     /// listing one would, while positions in them stay open.

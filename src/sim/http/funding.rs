@@ -37,7 +37,10 @@ fn unprocessable() -> Response {
 /// `status` ok or err (a refusal changes nothing).
 pub(super) async fn exchange(State(s): S, body: Bytes) -> Response {
     s.delay().await;
-    let Ok(value) = serde_json::from_slice::<Value>(&body) else {
+    let Some(value) = serde_json::from_slice::<Value>(&body)
+        .ok()
+        .filter(|v| v["action"].is_object())
+    else {
         return unprocessable();
     };
     if value["action"]["type"] != "spotSend" {
@@ -47,7 +50,12 @@ pub(super) async fn exchange(State(s): S, body: Bytes) -> Response {
     }
     let answer = match SignedSpotSend::from_exchange_body(&value) {
         Err(why) => ExchangeAnswer::Err(why),
-        Ok(signed) => match s.with_engine(|e| e.spot_send(&signed)) {
+        Ok(signed) => match s.with_engine(|e| {
+            let (now, delay) = (e.now_ms(), e.cfg.sweep_delay_ms);
+            e.core.spot_send(&signed, now, delay)
+        }) {
+            // Applied, and the client gets a broken answer: it must not send it again.
+            Ok(()) if s.drop_intent_answer() => return super::intents::dropped_answer(),
             Ok(()) => ExchangeAnswer::Ok,
             Err(why) => ExchangeAnswer::Err(why),
         },
@@ -79,7 +87,10 @@ pub(super) async fn deposits_check(State(s): S, headers: HeaderMap, body: Bytes)
         })
         .and_then(|u| parse_address(&u).map_err(|e| invalid(&format!("user: {e}"))))
         .map(|user| {
-            let proxy = s.with_engine(|e| e.register_proxy(user));
+            let proxy = s.with_engine(|e| {
+                let (now, delay) = (e.now_ms(), e.cfg.sweep_delay_ms);
+                e.core.register_proxy(user, now, delay)
+            });
             json!({"proxy": proxy.to_checksum(None)})
         });
     answer(result)
@@ -88,7 +99,7 @@ pub(super) async fn deposits_check(State(s): S, headers: HeaderMap, body: Bytes)
 /// The Hyperliquid spot row of `user` (`/info spotClearinghouseState`): `{"balances":[…]}`,
 /// empty for an address HyperCore does not know.
 pub(super) fn spot_clearinghouse_state(s: &super::Shared, user: Address) -> Value {
-    let spot = s.with_engine(|e| e.core().spot_usdc(user));
+    let spot = s.with_engine(|e| e.core.spot_usdc(user));
     let balances: Vec<Value> = spot
         .into_iter()
         .map(|u| {
@@ -156,7 +167,7 @@ fn eth_call(s: &super::Shared, params: &Value) -> Result<String, String> {
     }
     if to == CORE_USER_EXISTS_PRECOMPILE {
         let user = decode_address_word(&data).map_err(|_| "execution reverted")?;
-        let exists = s.with_engine(|e| e.core().user_exists(user));
+        let exists = s.with_engine(|e| e.core.user_exists(user));
         return Ok(format!("0x{:064x}", u8::from(exists)));
     }
     // Any other address has no code here: an empty return, as a call to an EOA gives.
@@ -196,7 +207,7 @@ pub(super) async fn fund_core(State(s): S, body: Bytes) -> Response {
                     "amountUsd must be more than 0 and at most {MAX_FUND_CORE_USD}"
                 )));
             }
-            let total = s.with_engine(|e| e.fund_core(wallet, wei));
+            let total = s.with_engine(|e| e.core.credit(wallet, wei));
             Ok(json!({"ok": true, "wallet": format!("{wallet:#x}"), "spotUsdc": core_text(total)}))
         });
     answer(result)

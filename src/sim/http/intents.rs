@@ -19,15 +19,20 @@ use super::{S, answer, refusal};
 fn write_answer(s: &Shared, result: Result<Accepted, Refusal>) -> Response {
     if result.is_ok() && s.drop_intent_answer() {
         // The intent is queued; the client gets a broken answer and must not resend.
-        let failing = futures::stream::once(async {
-            Err::<Bytes, std::io::Error>(std::io::Error::other("answer dropped by /sim/faults"))
-        });
-        return Response::builder()
-            .header(header::CONTENT_TYPE, "application/json")
-            .body(Body::from_stream(failing))
-            .expect("static response");
+        return dropped_answer();
     }
     answer(result)
+}
+
+/// An answer whose body breaks off: what a write that happened looks like with no answer.
+pub(super) fn dropped_answer() -> Response {
+    let failing = futures::stream::once(async {
+        Err::<Bytes, std::io::Error>(std::io::Error::other("answer dropped by /sim/faults"))
+    });
+    Response::builder()
+        .header(header::CONTENT_TYPE, "application/json")
+        .body(Body::from_stream(failing))
+        .expect("static response")
 }
 
 /// The signed body, read by intake (which knows each action's shape).
