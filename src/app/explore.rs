@@ -104,6 +104,11 @@ impl<T> Loaded<T> {
         }
     }
 
+    /// Read again at the next chance rather than at the next refresh (what it shows moved).
+    pub(super) fn read_again(&mut self) {
+        self.asked = None;
+    }
+
     /// Whether an answer to `fetch` is the one this pane waits for (an answer to a sort or a
     /// wallet since left behind is dropped).
     pub(super) fn wants(&self, fetch: &Fetch) -> bool {

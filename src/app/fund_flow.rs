@@ -15,10 +15,6 @@ use super::fund::{
 };
 use super::state::App;
 
-/// Every review says which key signs: the owner's wallet, never the session key.
-const NOT_THE_SESSION_KEY: &str =
-    "  signed by the OWNER's wallet (its keystore file), never by the session key";
-
 /// The longest keystore path the form takes.
 const PATH_MAX: usize = 4096;
 /// The longest amount typed (8 integer digits, a point, 6 decimals, and room for commas).
@@ -235,8 +231,7 @@ impl App {
                         return FundStep::Amount;
                     }
                 };
-                let mut lines = plan.lines(self.wallet.unwrap_or_default());
-                lines.push(NOT_THE_SESSION_KEY.into());
+                let lines = plan.lines(self.wallet.unwrap_or_default());
                 self.fund.status = None;
                 FundStep::Review(FundReview {
                     form,
@@ -256,8 +251,7 @@ impl App {
         let mut effects = Vec::new();
         self.fund.step = match (step, outcome) {
             (FundStep::Checking, FundOutcome::Planned(Ok(plan))) => {
-                let mut lines = plan.lines(owner);
-                lines.push(NOT_THE_SESSION_KEY.into());
+                let lines = plan.lines(owner);
                 FundStep::Review(FundReview {
                     form: FundForm::Deposit,
                     amount: plan.amount,
@@ -275,6 +269,8 @@ impl App {
                 FundStep::Review(review)
             }
             (FundStep::Sending(review), FundOutcome::Deposit(sent)) => {
+                // The spotSend moved (or may have moved) HyperCore USDC: show it now.
+                self.fund.core.read_again();
                 let (text, error, next) = self.deposit_sent(review, sent);
                 self.toast(text.clone(), error);
                 self.fund.status = Some((text, error));
@@ -392,6 +388,7 @@ impl App {
         self.toast(text.clone(), !arrived);
         self.fund.status = Some((text, !arrived));
         self.fund.step = FundStep::Idle;
+        self.fund.core.read_again();
         self.dirty = true;
     }
 
@@ -501,7 +498,7 @@ mod tests {
             review
                 .lines
                 .iter()
-                .any(|l| l.contains("never by the session key")),
+                .any(|l| l.contains("signed by the owner's wallet")),
             "{review:?}"
         );
         let sent = to_signing(&mut app);
@@ -521,7 +518,7 @@ mod tests {
             app.clock,
         ));
         assert!(matches!(app.fund.step, FundStep::Following(_)));
-        app.handle(Message::Stream(
+        let next = app.handle(Message::Stream(
             StreamEvent::Synced(Box::new(account(125, 125))),
             app.clock,
         ));
@@ -529,6 +526,12 @@ mod tests {
         assert_eq!(
             app.fund.status,
             Some(("deposit credited: 25 USDC".into(), false))
+        );
+        // What the HyperCore balance shows moved: it is read again at once.
+        assert!(
+            next.iter()
+                .any(|e| matches!(e, Effect::Fetch(crate::app::explore::Fetch::CoreBalance(_)))),
+            "{next:?}"
         );
     }
 
@@ -545,7 +548,10 @@ mod tests {
         let after = app.handle(Message::FundDone(FundOutcome::Deposit(CoreSend::Unknown(
             "timed out".into(),
         ))));
-        assert!(after.is_empty(), "{after:?}");
+        assert!(
+            !after.iter().any(|e| matches!(e, Effect::Fund(_))),
+            "never sent again: {after:?}"
+        );
         assert!(matches!(app.fund.step, FundStep::Idle));
         let (text, error) = app.fund.status.clone().unwrap();
         assert!(error && text.contains("NOT sent again"), "{text}");

@@ -162,7 +162,7 @@ fn draw_forms(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 lines.push(Line::from(l.clone()));
             }
             lines.push(Line::styled(
-                "y  sign with the owner's keystore    n / Esc  cancel",
+                "y  sign with the OWNER's keystore, never the session key · n cancel",
                 theme.badge(),
             ));
         }

@@ -1821,7 +1821,7 @@ fn the_fund_tab_shows_both_balances_and_reviews_before_the_owner_signs() {
     let review = screen(&app, 80, 24);
     insta::assert_snapshot!("fund_review_80x24", review);
     assert!(review.contains("WITHDRAW 25 USDC"), "{review}");
-    assert!(review.contains("never by the session key"), "{review}");
+    assert!(review.contains("OWNER's keystore, never the"), "{review}");
     press(&mut app, Action::Type('y'));
     press(&mut app, Action::Type('x'));
     press(&mut app, Action::Confirm);
