@@ -277,17 +277,8 @@ impl App {
                 next
             }
             (FundStep::Sending(review), FundOutcome::Withdrawal(report, core_before)) => {
-                let queued = !report.tracked.is_empty();
-                let text = report
-                    .toasts
-                    .first()
-                    .map(|(t, _)| t.clone())
-                    .unwrap_or_default();
-                effects.extend(
-                    self.on_submitted(report)
-                        .into_iter()
-                        .map(|(id, r)| Effect::RecordFate(id, r)),
-                );
+                let (text, queued, fates) = self.on_owner_sent(report);
+                effects.extend(fates);
                 self.fund.status = Some((text, !queued));
                 if let Some(core) = core_before {
                     self.fund.core.store(Ok(core), self.clock);

@@ -239,21 +239,11 @@ impl App {
                 if let Some(k) = &mut self.key {
                     k.local_expiry = local_expiry;
                 }
-                let refused = report.tracked.is_empty();
-                let text = report
-                    .toasts
-                    .first()
-                    .map(|(t, _)| t.clone())
-                    .unwrap_or_default();
-                effects.extend(
-                    self.on_submitted(report)
-                        .into_iter()
-                        .map(|(id, r)| Effect::RecordFate(id, r)),
-                );
-                let next = KeyStep::Menu;
+                let (text, queued, fates) = self.on_owner_sent(report);
+                effects.extend(fates);
                 if let Some(panel) = &mut self.key_panel {
-                    panel.status = Some((text, refused));
-                    panel.step = next;
+                    panel.status = Some((text, !queued));
+                    panel.step = KeyStep::Menu;
                 }
                 return effects;
             }

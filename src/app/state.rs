@@ -585,6 +585,26 @@ impl App {
         }
     }
 
+    /// Fold the report of an owner-signed send (a registration, a withdrawal) for the panel
+    /// that made it: its first line, whether anything may be queued, and the fates to record.
+    pub(crate) fn on_owner_sent(
+        &mut self,
+        report: super::report::SubmitReport,
+    ) -> (String, bool, Vec<super::action::Effect>) {
+        let queued = !report.tracked.is_empty();
+        let text = report
+            .toasts
+            .first()
+            .map(|(t, _)| t.clone())
+            .unwrap_or_default();
+        let fates = self
+            .on_submitted(report)
+            .into_iter()
+            .map(|(id, r)| super::action::Effect::RecordFate(id, r))
+            .collect();
+        (text, queued, fates)
+    }
+
     /// Fold what carrying out an order produced: track what may be queued, say what happened.
     /// Returns the intents whose fate the stream had already reported.
     pub(crate) fn on_submitted(

@@ -8,8 +8,9 @@ use std::time::Duration;
 use alloy_primitives::Address;
 use serde_json::json;
 
-use crate::client::funding::{DepositCheckError, SpotSendResult, follow_deposit};
-use crate::client::ledger::AuditLog;
+use crate::client::funding::{
+    DepositAudit, DepositCheckError, SpotSendResult, follow_deposit, send_deposit,
+};
 use crate::protocol::funding::{
     DepositPlan, DepositRefusal, MIN_DEPOSIT_USDC, parse_usdc, plan_deposit, usdc_text,
 };
@@ -61,34 +62,23 @@ pub async fn deposit(ctx: &Context, a: DepositArgs) -> Result<(), CliError> {
     let deposited_before = live.state.lifetime.deposited;
     let send = SpotSend::usdc(plan.proxy, plan.amount, crate::clock::now_unix_ms());
     let signed_send = owner_sign_spot_send(ctx, &a.signing, owner, send)?;
-    let audit = AuditLog::new(&ctx.data_dir);
-    let record = |event: &str, extra: serde_json::Value| {
-        let mut fields = json!({
-            "action": "spotSend",
-            "proxy": format!("{:#x}", plan.proxy),
-            "amountUsdc": plan.amount.to_string(),
-            "feeUsdc": plan.fee.to_string(),
-            "nonce": signed_send.send().time,
-        });
-        if let (Some(f), serde_json::Value::Object(e)) = (fields.as_object_mut(), extra) {
-            f.extend(e);
-        }
-        if let Err(e) = audit.record(event, None, fields) {
+    let audit = DepositAudit::new(&ctx.data_dir, &plan, signed_send.send().time, "cli");
+    let warn = |logged: std::io::Result<()>| {
+        if let Err(e) = logged {
             eprintln!("warning: the audit log could not be written: {e}");
         }
     };
-    record("signed", json!({}));
-    match ctx.http.post_spot_send(&signed_send).await {
-        SpotSendResult::Accepted => record("hypercoreAccepted", json!({})),
+    let (result, logged) = send_deposit(&ctx.http, &audit, &signed_send).await;
+    warn(logged);
+    match result {
+        SpotSendResult::Accepted => {}
         SpotSendResult::Refused(why) => {
-            record("hypercoreRefused", json!({"reason": why}));
             return Err(CliError::Refused {
                 code: "hypercore_refused".into(),
                 message: format!("HyperCore refused the spotSend: {why}; nothing moved"),
             });
         }
         SpotSendResult::Unknown(why) => {
-            record("noAnswer", json!({"reason": why}));
             return Err(CliError::Unsettled {
                 status: Unsettled::Pending,
                 message: no_answer_text(ctx, owner, &plan, signed_send.send().time, &why),
@@ -135,7 +125,7 @@ pub async fn deposit(ctx: &Context, a: DepositArgs) -> Result<(), CliError> {
         );
     }
     if credited {
-        record("credited", json!({}));
+        warn(audit.record("credited", None));
         return Ok(());
     }
     Err(CliError::Unsettled {

@@ -9,9 +9,9 @@ use alloy_primitives::Address;
 use serde_json::{Value, json};
 
 use crate::protocol::funding::{
-    CORE_USER_EXISTS_PRECOMPILE, DEPOSIT_PROXY_FACTORY, DepositInputs, SpotClearinghouseState,
-    SpotUsdc, compute_proxy_calldata, core_user_exists_calldata, decode_address_word,
-    decode_bool_word,
+    CORE_USER_EXISTS_PRECOMPILE, DEPOSIT_PROXY_FACTORY, DepositInputs, DepositPlan,
+    SpotClearinghouseState, SpotUsdc, compute_proxy_calldata, core_user_exists_calldata,
+    decode_address_word, decode_bool_word,
 };
 use crate::protocol::hypercore_send::{ExchangeAnswer, SignedSpotSend};
 use crate::protocol::wire::{DecodeError, parse_address};
@@ -275,4 +275,56 @@ pub async fn follow_core_credit(
         }
         tokio::time::sleep(CORE_POLL).await;
     }
+}
+
+/// One deposit's trail in the audit log: every step with the same fields (proxy, amount, fee,
+/// nonce; never the signature). A log that cannot be written is said, not fatal: the money has
+/// already moved or not by then.
+pub struct DepositAudit {
+    audit: super::ledger::AuditLog,
+    fields: Value,
+}
+
+impl DepositAudit {
+    pub fn new(data_dir: &std::path::Path, plan: &DepositPlan, nonce: u64, via: &str) -> Self {
+        Self {
+            audit: super::ledger::AuditLog::new(data_dir),
+            fields: json!({
+                "action": "spotSend",
+                "via": via,
+                "proxy": format!("{:#x}", plan.proxy),
+                "amountUsdc": plan.amount.to_string(),
+                "feeUsdc": plan.fee.to_string(),
+                "nonce": nonce,
+            }),
+        }
+    }
+
+    pub fn record(&self, event: &str, reason: Option<&str>) -> std::io::Result<()> {
+        let mut fields = self.fields.clone();
+        if let (Some(reason), Some(f)) = (reason, fields.as_object_mut()) {
+            f.insert("reason".into(), json!(reason));
+        }
+        self.audit.record(event, None, fields)
+    }
+}
+
+/// Send a signed deposit once: recorded as signed, posted to Hyperliquid's `/exchange`, and
+/// what came of it recorded. The one path the CLI and the Fund tab share.
+pub async fn send_deposit(
+    http: &ExchangeHttp,
+    audit: &DepositAudit,
+    signed: &SignedSpotSend,
+) -> (SpotSendResult, std::io::Result<()>) {
+    let mut logged = audit.record("signed", None);
+    let result = http.post_spot_send(signed).await;
+    let after = match &result {
+        SpotSendResult::Accepted => audit.record("hypercoreAccepted", None),
+        SpotSendResult::Refused(why) => audit.record("hypercoreRefused", Some(why)),
+        SpotSendResult::Unknown(why) => audit.record("noAnswer", Some(why)),
+    };
+    if logged.is_ok() {
+        logged = after;
+    }
+    (result, logged)
 }

@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 use crate::app::SubmitReport;
 use crate::app::fund::{CoreSend, FundJob, FundOutcome};
 use crate::client::ExchangeHttp;
-use crate::client::funding::{DepositCheckError, SpotSendResult};
+use crate::client::funding::{DepositAudit, DepositCheckError, SpotSendResult, send_deposit};
 use crate::client::ledger::{AuditLog, NonceStore};
 use crate::client::orders::send_signed;
 use crate::clock::{now_unix_ms, now_unix_s};
@@ -100,35 +100,15 @@ impl FundWorker {
         let signed = wallet
             .sign_spot_send(send)
             .map_err(|e| format!("signing failed: {e}; nothing was sent"))?;
-        let audit = AuditLog::new(&self.data_dir);
-        let record = |event: &str, reason: Option<&str>| {
-            let fields = json!({
-                "action": "spotSend",
-                "via": "tui",
-                "proxy": format!("{:#x}", plan.proxy),
-                "amountUsdc": plan.amount.to_string(),
-                "feeUsdc": plan.fee.to_string(),
-                "nonce": signed.send().time,
-                "reason": reason,
-            });
-            if let Err(e) = audit.record(event, None, fields) {
-                tracing::warn!(error = %e, "the audit log could not be written");
-            }
-        };
-        record("signed", None);
-        Ok(match self.http.post_spot_send(&signed).await {
-            SpotSendResult::Accepted => {
-                record("hypercoreAccepted", None);
-                CoreSend::Accepted
-            }
-            SpotSendResult::Refused(why) => {
-                record("hypercoreRefused", Some(&why));
-                CoreSend::Refused(why)
-            }
-            SpotSendResult::Unknown(why) => {
-                record("noAnswer", Some(&why));
-                CoreSend::Unknown(why)
-            }
+        let audit = DepositAudit::new(&self.data_dir, &plan, signed.send().time, "tui");
+        let (result, logged) = send_deposit(&self.http, &audit, &signed).await;
+        if let Err(e) = logged {
+            tracing::warn!(error = %e, "the audit log could not be written");
+        }
+        Ok(match result {
+            SpotSendResult::Accepted => CoreSend::Accepted,
+            SpotSendResult::Refused(why) => CoreSend::Refused(why),
+            SpotSendResult::Unknown(why) => CoreSend::Unknown(why),
         })
     }
 
