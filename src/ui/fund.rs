@@ -75,12 +75,10 @@ fn draw_balances(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             lines.extend(row(w, "  queued profit", usd(a.queued)));
             lines.extend(row(w, "  deposited, lifetime", usd(a.lifetime.deposited)));
             lines.extend(row(w, "  withdrawn, lifetime", usd(a.lifetime.withdrawn)));
-            if a.queued > 0 {
-                lines.push(Line::styled(
-                    "  queued profit is paid as the LP can: usable as margin (useDebt), not withdrawable until paid",
-                    theme.dim(),
-                ));
-            }
+            lines.push(Line::styled(
+                "  queued profit is paid as the LP can: usable as margin (useDebt), not withdrawable until paid",
+                theme.dim(),
+            ));
         }
         None => lines.push(Line::from("  waiting for the account stream…")),
     }
