@@ -24,6 +24,8 @@ use crate::support::{MAINNET_TRADING, command, text};
 
 /// The watched wallet (no key material is involved: `positions --watch`).
 const WALLET: &str = "0x00000000000000000000000000000000000000aa";
+/// The deposit proxy the hostile relayer names.
+const PROXY: &str = "0x00000000000000000000000000000000000000bb";
 
 /// However hostile, the fixture never sends more than this on one connection, so a client that
 /// fails to stop cannot take the test machine down with it; it then holds the connection open.
@@ -118,6 +120,10 @@ pub struct Plan {
     pub wallet_streams: Vec<(String, Conn)>,
     /// `GET /state/leaderboard/accounts` answers in order; the last one repeats.
     pub leaderboard: VecDeque<Reply>,
+    /// `POST /funding/deposits/check`.
+    pub deposits: Reply,
+    /// `POST /evm`, the HyperEVM JSON-RPC a deposit verifies its proxy on.
+    pub evm: Reply,
 }
 
 impl Plan {
@@ -144,6 +150,8 @@ impl Default for Plan {
             )]),
             wallet_streams: Vec::new(),
             leaderboard: VecDeque::from([Reply::Json(leaderboard_page(&[]))]),
+            deposits: Reply::Json(format!(r#"{{"proxy":"{PROXY}"}}"#)),
+            evm: Reply::Silent,
         }
     }
 }
@@ -257,6 +265,8 @@ async fn handle(mut socket: TcpStream, plan: Arc<Mutex<Plan>>, log: Arc<Mutex<Ve
             }
             r if r.starts_with("/queue-rank/") => (None, Some(plan.rank.clone())),
             "/intents" => (None, Some(plan.intents.clone())),
+            "/funding/deposits/check" => (None, Some(plan.deposits.clone())),
+            "/evm" => (None, Some(plan.evm.clone())),
             _ => (
                 None,
                 Some(Reply::Status(
@@ -1127,5 +1137,64 @@ fn a_leaderboard_page_that_says_ok_false_is_an_error_not_an_empty_board() {
         let err = text(&err);
         assert_eq!(code, Some(1), "{args:?}: {err}");
         assert!(err.contains("ok: false"), "{args:?}: {err}");
+    }
+}
+
+/// A deposit's reads — the relayer's proxy, its check on HyperEVM — are bounded like every
+/// other: an endless or silent answer fails naming what was read, in bounded time and bytes,
+/// and nothing is ever sent to Hyperliquid's `/exchange`.
+#[test]
+fn a_deposits_reads_are_bounded_and_nothing_is_sent_when_they_fail() {
+    let cases = [
+        (
+            Plan {
+                deposits: Reply::Endless(200),
+                ..Plan::default()
+            },
+            "/funding/deposits/check",
+            Some(limits::ANSWER_CAP),
+        ),
+        (
+            Plan {
+                evm: Reply::Endless(200),
+                ..Plan::default()
+            },
+            "computeProxyAddress",
+            Some(1 << 20),
+        ),
+        (Plan::default(), "/evm: no complete answer within 30s", None),
+    ];
+    for (plan, named, cap) in cases {
+        let server = Hostile::start(plan);
+        let rpc = format!("{}/evm", server.api());
+        let mut args = server.args(&["deposit", "--amount", "25", "--external", "--yes"]);
+        args.extend(["--owner".into(), WALLET.into(), "--rpc-url".into(), rpc]);
+        let app = Running::spawn(&args);
+        let (code, _, err, took) = app.finish(Duration::from_secs(90));
+        let err = text(&err);
+        assert_eq!(code, Some(1), "{named}: {err}");
+        assert!(err.contains(named), "{named}: {err}");
+        if let Some(cap) = cap {
+            assert!(err.contains(&limits::bytes_text(cap)), "{named}: {err}");
+            assert!(took < Duration::from_secs(10), "{named} took {took:?}");
+        } else {
+            // Silent: every attempt is cut at its timeout, the whole read at its 30 s deadline
+            // (and room for the process to start).
+            assert!(took < Duration::from_secs(45), "{named} took {took:?}");
+        }
+        let sent: u64 = server
+            .served("/funding/deposits/check")
+            .iter()
+            .chain(server.served("/evm").iter())
+            .map(|s| s.bytes.load(Ordering::Relaxed))
+            .sum();
+        assert!(
+            sent <= (1 << 20) + BUFFER_SLACK,
+            "{named}: the client read {sent} bytes"
+        );
+        assert!(
+            server.served("/exchange").is_empty(),
+            "{named}: nothing may be sent when the plan cannot be made"
+        );
     }
 }
