@@ -8,11 +8,11 @@ use crate::app::{Action, App, Command, Keymap, Tab};
 
 /// Fixed keys (navigation and dialogs): the only keys besides the keymap's that do anything.
 pub const FIXED: [(&str, &str); 7] = [
-    ("Enter", "review the order (a dialog restates it)"),
+    ("Enter", "review the order or a Fund move (restated first)"),
     ("y / n", "in a dialog: sign and send / cancel"),
     ("1 … 8", "the tabs in the bar's order (Tab ← → h l: cycle)"),
     ("PgUp PgDn", "Leaders: the page before / after"),
-    ("↑ ↓ j k", "move in a table"),
+    ("↑ ↓ j k", "move in a table; Fund: deposit or withdraw"),
     ("Esc", "close a dialog or leave a field"),
     ("Ctrl-C", "quit"),
 ];
