@@ -119,6 +119,7 @@ async fn measure(market: Market, settle: Duration, window: Duration) -> Sample {
             for _ in 0..20 {
                 let r = http
                     .post(format!("{}/sim/clock", sim.base_url()))
+                    .header("content-type", "application/json")
                     .body(r#"{"advanceMs":"30000"}"#)
                     .send()
                     .await

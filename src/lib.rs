@@ -33,6 +33,7 @@ pub mod clock;
 pub mod config;
 pub mod feed;
 pub mod keys;
+pub(crate) mod local_server;
 pub(crate) mod logging;
 pub mod mcp;
 pub(crate) mod private_files;

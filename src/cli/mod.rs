@@ -434,9 +434,14 @@ pub(crate) struct WithdrawArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct SimArgs {
-    /// Address to listen on (loopback by default).
+    /// Address to listen on (loopback by default; any other needs --allow-remote).
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
+    /// Allow a --host other machines can reach: anyone who can connect can use the simulated
+    /// exchange and, unless --no-controls, its /sim controls (fund wallets, move prices, post
+    /// operator notices).
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Port to listen on (0: any free port).
     #[arg(long, default_value_t = 8787)]
     pub port: u16,
@@ -843,7 +848,13 @@ async fn mcp(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
             format!("must be IP:PORT such as 127.0.0.1:8765, got {http:?}"),
         )
     })?;
-    crate::mcp::check_bind(addr, a.allow_remote).map_err(|m| CliError::input("http", m))?;
+    crate::local_server::check_bind(
+        addr,
+        a.allow_remote,
+        "use its tools (and read the exchange through this machine)",
+        "127.0.0.1:PORT",
+    )
+    .map_err(|m| CliError::input("http", m))?;
     let server = crate::mcp::HttpServer::start(reads, &only, addr, a.rate_per_minute)
         .await
         .map_err(|e| CliError::input("http", format!("cannot listen on {addr}: {e}")))?;

@@ -94,11 +94,29 @@ async fn wait_for_ctrl_c() {
     }
 }
 
+/// What a simulator reachable from other machines hands them.
+fn exposure(no_controls: bool) -> &'static str {
+    if no_controls {
+        "use the simulated exchange (read every practice account, submit signed intents)"
+    } else {
+        "use the simulated exchange and its /sim controls (fund any wallet, move prices, pause \
+         markets, post operator notices, inject faults)"
+    }
+}
+
 pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
     let host: IpAddr = a
         .host
         .parse()
         .map_err(|_| CliError::input("host", format!("must be an IP address, got {:?}", a.host)))?;
+    let exposes = exposure(a.no_controls);
+    crate::local_server::check_bind(
+        SocketAddr::new(host, a.port),
+        a.allow_remote,
+        exposes,
+        "--host 127.0.0.1",
+    )
+    .map_err(|m| CliError::input("host", m))?;
     let cfg = config(&a.engine, !a.no_controls)?;
     let seed = cfg.seed;
     let server = SimServer::start(cfg, SocketAddr::new(host, a.port))
@@ -131,6 +149,12 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
             server.info_url()
         );
         say!("Ctrl-C stops it.");
+    }
+    if !host.is_loopback() {
+        // Said on stderr even with --json: the one warning that must not be missed.
+        eprintln!(
+            "warning: serving on {host}, beyond this machine: anyone who can connect can {exposes}"
+        );
     }
     wait_for_ctrl_c().await;
     server.stop().await;

@@ -14,7 +14,7 @@ mod server;
 mod spec;
 mod tools;
 
-pub use http::{DEFAULT_RATE_PER_MINUTE, HttpServer, check_bind};
+pub use http::{DEFAULT_RATE_PER_MINUTE, HttpServer};
 pub use server::{INSTRUCTIONS, Server, VERSIONS};
 pub use spec::Seed;
 pub use tools::Reads;

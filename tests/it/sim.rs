@@ -950,3 +950,84 @@ async fn out_of_range_configs_and_fault_controls_are_refused() {
         .await;
     assert_eq!(status, 400);
 }
+
+/// A page in the trader's browser cannot drive a running `sim`/`demo` (issue 20): a control
+/// sent as `text/plain` (what a page may send without asking), from any browser `Origin`, or to
+/// a rebound host name is refused and changes nothing; a program's JSON to the loopback address
+/// is served. A simulator beyond loopback needs `--allow-remote`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_controls_answer_local_programs_only() {
+    let sim = Sim::manual().await;
+    let t = Trader::new();
+    let fund = json!({"wallet": t.wallet_hex(), "amountUsd": "1000"}).to_string();
+    let port = sim.server.addr.port();
+    let http = reqwest::Client::new();
+    let send = |content_type: &str, origin: Option<&str>, host: Option<String>| {
+        let mut r = http
+            .post(sim.url("/sim/fund"))
+            .header("content-type", content_type)
+            .body(fund.clone());
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        if let Some(h) = host {
+            r = r.header("host", h);
+        }
+        r.send()
+    };
+    let balance = || {
+        sim.server
+            .shared
+            .with_engine(|e| e.account(t.address()).map_or(0, |a| a.state.balance))
+    };
+    for (content_type, origin, host, status) in [
+        ("text/plain", None, None, 415),
+        ("application/x-www-form-urlencoded", None, None, 415),
+        ("application/json", Some("https://evil.example"), None, 400),
+        ("application/json", Some("http://localhost:3000"), None, 400),
+        ("application/json", Some("null"), None, 400),
+        (
+            "application/json",
+            None,
+            Some(format!("rebind.example:{port}")),
+            403,
+        ),
+    ] {
+        let answer = send(content_type, origin, host.clone()).await.unwrap();
+        assert_eq!(
+            answer.status().as_u16(),
+            status,
+            "{content_type} {origin:?} {host:?}"
+        );
+        assert_eq!(balance(), 0, "a refused control changed nothing");
+    }
+    // A rebound host name cannot read either.
+    let read = http
+        .get(sim.url("/state/trading"))
+        .header("host", format!("rebind.example:{port}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(read.status().as_u16(), 403);
+    // A program on this machine, by address or by name.
+    let ok = send("application/json", None, None).await.unwrap();
+    assert_eq!(ok.status().as_u16(), 200);
+    let ok = send(
+        "application/json; charset=utf-8",
+        None,
+        Some(format!("localhost:{port}")),
+    )
+    .await
+    .unwrap();
+    assert_eq!(ok.status().as_u16(), 200);
+    assert_eq!(balance(), 2000 * WAD);
+
+    // Beyond loopback only when asked, saying what it exposes; nothing is bound.
+    let out = crate::support::run(&["sim", "--host", "0.0.0.0", "--port", "0"]);
+    let err = crate::support::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--allow-remote") && err.contains("/sim controls") && err.contains("fund"),
+        "{err}"
+    );
+}

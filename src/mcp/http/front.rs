@@ -30,8 +30,8 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde_json::{Value, json};
 
 use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_REQUEST, MAX_BATCH, Messages, RATE_LIMITED};
-use super::origin;
 use super::rate::{RateLimit, Refused};
+use crate::local_server::{self, media_type};
 use crate::mcp::{Server, VERSIONS};
 
 /// Request bodies, as the seeds cap them.
@@ -124,23 +124,19 @@ impl Front {
     /// (DNS-rebinding defence), and no browser `Origin` but a loopback one.
     #[allow(clippy::result_large_err)]
     fn admit(&self, headers: &HeaderMap) -> Result<String, Response> {
-        let host = headers
-            .get(HOST)
-            .and_then(|h| h.to_str().ok())
-            .filter(|h| origin::host_allowed(h, self.bound))
-            .ok_or_else(|| {
-                refusal(
-                    StatusCode::FORBIDDEN,
-                    INVALID_REQUEST,
-                    format!(
-                        "Host must be this server's address ({}, localhost or loopback with port {})",
-                        self.bound,
-                        self.bound.port()
-                    ),
-                )
-            })?;
+        let host = local_server::allowed_host(headers, self.bound).ok_or_else(|| {
+            refusal(
+                StatusCode::FORBIDDEN,
+                INVALID_REQUEST,
+                format!(
+                    "Host must be this server's address ({}, localhost or loopback with port {})",
+                    self.bound,
+                    self.bound.port()
+                ),
+            )
+        })?;
         if let Some(o) = headers.get(ORIGIN)
-            && !o.to_str().is_ok_and(origin::origin_allowed)
+            && !o.to_str().is_ok_and(local_server::origin_allowed)
         {
             return Err(refusal(
                 StatusCode::FORBIDDEN,
@@ -178,12 +174,7 @@ impl Front {
     async fn post(&self, client: IpAddr, request: Request) -> Response {
         let (parts, body) = request.into_parts();
         let reply = Reply::for_accept(&parts.headers);
-        let is_json = parts
-            .headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| media_type(v) == "application/json");
-        if !is_json {
+        if !local_server::is_json(&parts.headers) {
             return refusal(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 INVALID_REQUEST,
@@ -445,16 +436,6 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
         .any(|m| media_type(m) == media)
-}
-
-/// `type/subtype` of a media range, lowercase, without parameters.
-fn media_type(value: &str) -> String {
-    value
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase()
 }
 
 fn preflight() -> Response {

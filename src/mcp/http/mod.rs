@@ -7,7 +7,6 @@
 
 mod front;
 mod jsonrpc;
-mod origin;
 mod rate;
 
 use std::net::SocketAddr;
@@ -32,18 +31,6 @@ const MAX_CONNECTIONS: usize = 64;
 /// How long stopping waits for requests in flight.
 const DRAIN: Duration = Duration::from_secs(5);
 
-/// Refuse an address other machines could reach unless `allow_remote`: the tools need no
-/// credentials, so anyone who can connect can use them (and read through this machine).
-pub fn check_bind(addr: SocketAddr, allow_remote: bool) -> Result<(), String> {
-    if addr.ip().is_loopback() || allow_remote {
-        return Ok(());
-    }
-    Err(format!(
-        "{addr} is not a loopback address: other machines could reach the server. \
-         Use 127.0.0.1:PORT, or add --allow-remote to serve every host that can connect; nothing was done"
-    ))
-}
-
 /// A running HTTP server. Dropping it stops it too, without waiting for requests in flight.
 pub struct HttpServer {
     /// The bound address (the real port when 0 was asked for).
@@ -54,7 +41,8 @@ pub struct HttpServer {
 
 impl HttpServer {
     /// Bind `addr` (port 0 for any free one) and serve `only`'s tools (all when empty) on the
-    /// current runtime. Binding is not checked here: see [`check_bind`].
+    /// current runtime. Binding is not checked here: see
+    /// [`crate::local_server::check_bind`].
     pub async fn start(
         reads: Reads,
         only: &[Seed],
@@ -149,21 +137,4 @@ async fn accept(
 /// Until the server is told to stop (or dropped).
 async fn stopping(stopped: &mut watch::Receiver<bool>) {
     let _ = stopped.wait_for(|s| *s).await;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_loopback_binds_without_allow_remote() {
-        for ok in ["127.0.0.1:0", "[::1]:8765", "127.0.0.2:1"] {
-            assert!(check_bind(ok.parse().unwrap(), false).is_ok(), "{ok}");
-        }
-        for remote in ["0.0.0.0:8765", "192.168.1.5:80", "[::]:1"] {
-            let e = check_bind(remote.parse().unwrap(), false).unwrap_err();
-            assert!(e.contains("--allow-remote"), "{e}");
-            assert!(check_bind(remote.parse().unwrap(), true).is_ok());
-        }
-    }
 }

@@ -9,6 +9,7 @@ mod funding;
 mod gate;
 mod info;
 mod intents;
+mod local;
 mod reads;
 mod shared;
 mod stream;
@@ -45,7 +46,7 @@ impl SimServer {
         let shared = Arc::new(Shared::new(cfg.clone()));
         let listener = tokio::net::TcpListener::bind(addr).await?;
         let addr = listener.local_addr()?;
-        let app = router(shared.clone(), cfg.controls);
+        let app = router(shared.clone(), cfg.controls, addr);
         let (tx, rx) = oneshot::channel::<()>();
         let ticker_shared = shared.clone();
         let tick = Duration::from_millis(cfg.tick_ms.max(10));
@@ -105,7 +106,7 @@ impl SimServer {
 
 type S = State<Arc<Shared>>;
 
-fn router(shared: Arc<Shared>, controls: bool) -> Router {
+fn router(shared: Arc<Shared>, controls: bool, bound: SocketAddr) -> Router {
     let mut app = Router::new()
         .route("/state/trading", get(reads::trading))
         .route("/state/user/live", get(stream::live))
@@ -125,7 +126,7 @@ fn router(shared: Arc<Shared>, controls: bool) -> Router {
         .route("/intents", post(intents::submit))
         .route("/intents/{id}/cancel", post(intents::cancel));
     if controls {
-        app = app
+        let controls = Router::new()
             .route("/sim/fund", post(controls::fund))
             .route("/sim/fund-core", post(funding::fund_core))
             .route("/sim/price", post(controls::price))
@@ -134,9 +135,12 @@ fn router(shared: Arc<Shared>, controls: bool) -> Router {
             .route("/sim/intake", post(controls::intake))
             .route("/sim/notice", post(controls::notice))
             .route("/sim/faults", post(controls::faults))
-            .route("/sim/clock", post(controls::clock));
+            .route("/sim/clock", post(controls::clock))
+            .route_layer(axum::middleware::from_fn(local::control));
+        app = app.merge(controls);
     }
     app.fallback(|| async { refusal(Refusal::new(404, "not_found", "no such route")) })
+        .layer(axum::middleware::from_fn_with_state(bound, local::host))
         .with_state(shared)
 }
 
