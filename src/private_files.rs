@@ -223,6 +223,52 @@ fn set_mode(_path: &Path, _mode: u32) -> io::Result<()> {
     Ok(())
 }
 
+/// The whole of a small file the user names (a keystore): a regular file of at most `max`
+/// bytes, else refused before more than `max + 1` bytes are read. It is opened without
+/// blocking and checked through the open handle, so a FIFO cannot hang the read, and a device
+/// (`/dev/zero`) or a file growing as it is read cannot fill memory.
+pub fn read_small(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut options = OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
+    let file = options.open(path).map_err(|e| io_error("read", path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error("check", path, &e))?;
+    let too_large = || {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} is larger than {max} bytes: not a keystore, nothing was read",
+                path.display()
+            ),
+        )
+    };
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "{} is not a regular file (a directory, device, FIFO or socket): nothing was read",
+                path.display()
+            ),
+        ));
+    }
+    if meta.len() > max {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error("read", path, &e))?;
+    if bytes.len() as u64 > max {
+        return Err(too_large());
+    }
+    Ok(bytes)
+}
+
 /// The file's bytes, or `None` if it does not exist.
 pub fn read_optional(path: &Path) -> io::Result<Option<Vec<u8>>> {
     match fs::read(path) {
@@ -355,6 +401,42 @@ pub fn create_new_private(path: &Path) -> io::Result<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--owner-keystore /dev/zero` grew to gigabytes and a FIFO blocked forever (issue 20).
+    #[test]
+    fn small_reads_take_regular_files_within_the_cap_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("k.json");
+        fs::write(&file, b"12345").unwrap();
+        assert_eq!(read_small(&file, 5).unwrap(), b"12345");
+        let e = read_small(&file, 4).unwrap_err();
+        assert!(e.to_string().contains("larger than 4 bytes"), "{e}");
+        let e = read_small(dir.path(), 4096).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
+        #[cfg(unix)]
+        {
+            let e = read_small(Path::new("/dev/zero"), 4096).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+            let fifo = dir.path().join("fifo");
+            rustix::fs::mknodat(
+                rustix::fs::CWD,
+                &fifo,
+                rustix::fs::FileType::Fifo,
+                rustix::fs::Mode::from_raw_mode(0o600),
+                0,
+            )
+            .unwrap();
+            // No writer: a blocking open would never return.
+            let e = read_small(&fifo, 4096).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+        }
+        assert_eq!(
+            read_small(&dir.path().join("missing"), 1)
+                .unwrap_err()
+                .kind(),
+            io::ErrorKind::NotFound
+        );
+    }
 
     #[cfg(unix)]
     fn mode(path: &Path) -> u32 {

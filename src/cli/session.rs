@@ -256,6 +256,9 @@ fn owner_wallet(signing: &OwnerSigning, owner: Address) -> Result<Option<WalletS
             "the owner's signature is needed: pass --owner-keystore PATH or --external",
         ));
     };
+    // Nobody types a passphrase for a file that cannot be a keystore.
+    crate::keys::check_keystore_file(path)
+        .map_err(|e| CliError::Config(format!("owner keystore: {e}")))?;
     let pass = passphrase(
         "PAPERTRADE_TUI_OWNER_PASSPHRASE",
         "Owner keystore passphrase: ",

@@ -18,6 +18,9 @@ use crate::protocol::eip712::WalletSigner;
 /// scrypt memory is 128·r·n bytes; geth's "standard" setting (n = 2^18, r = 8) needs 256 MiB.
 /// Refuse more than 1 GiB rather than let a file exhaust memory.
 const MAX_SCRYPT_BYTES: u64 = 1 << 30;
+/// A v3 keystore is about 500 bytes (geth and Foundry add an address or a name); anything past
+/// this is not one.
+pub const MAX_KEYSTORE_BYTES: u64 = 8 * 1024;
 /// PBKDF2 rounds: geth uses 262144; a bound keeps a hostile file from spinning for hours.
 const MAX_PBKDF2_ROUNDS: u64 = 10_000_000;
 
@@ -149,13 +152,23 @@ fn encrypt(secret: &B256, passphrase: &Passphrase, cost: ScryptCost) -> Result<S
     Ok(serde_json::to_string(&doc).expect("JSON"))
 }
 
-/// Decrypt the keystore at `path` to its 32-byte secret.
+/// Decrypt the keystore at `path` to its 32-byte secret. Only a regular file of at most
+/// [`MAX_KEYSTORE_BYTES`] is read (never a device or a FIFO), and it is checked before
+/// eth-keystore, which takes a path, reads it again: only someone who can already replace the
+/// user's keystore could swap it in between.
 pub(super) fn read(path: &Path, passphrase: &Passphrase) -> Result<B256, KeyError> {
-    let bytes = std::fs::read(path).map_err(|e| files::io_error("read", path, &e))?;
+    let bytes = files::read_small(path, MAX_KEYSTORE_BYTES)?;
     check_format(&bytes).map_err(|why| KeyError::Corrupt(format!("{}: {why}", path.display())))?;
     let signer = PrivateKeySigner::decrypt_keystore(path, passphrase.expose())
         .map_err(|e| describe(&e, path))?;
     Ok(signer.to_bytes())
+}
+
+/// Whether `path` holds something [`read`] could decrypt (a small regular file in the v3
+/// format), checked before anyone is asked for its passphrase.
+pub fn check_keystore_file(path: &Path) -> Result<(), KeyError> {
+    let bytes = files::read_small(path, MAX_KEYSTORE_BYTES)?;
+    check_format(&bytes).map_err(|why| KeyError::Corrupt(format!("{}: {why}", path.display())))
 }
 
 /// The owner's own keystore file (e.g. from Foundry `cast wallet new` or geth), for signing

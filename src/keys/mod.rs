@@ -24,7 +24,7 @@ use alloy_primitives::Address;
 use serde::{Deserialize, Serialize};
 
 pub(crate) use keystore::{MIN_SCRYPT_LOG_N, ScryptCost};
-pub use keystore::{create_owner_keystore, load_owner_keystore};
+pub use keystore::{check_keystore_file, create_owner_keystore, load_owner_keystore};
 pub(crate) use prompt::{prompt_new_passphrase, prompt_passphrase};
 pub use session::SessionKeys;
 

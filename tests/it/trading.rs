@@ -2360,3 +2360,66 @@ async fn the_other_side_of_a_held_market_is_refused_before_signing() {
         .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+/// `--owner-keystore /dev/zero` grew to gigabytes and a FIFO blocked forever (issue 20): a
+/// keystore is a small regular file, anything else is refused at once, before its passphrase
+/// is asked for or anything is signed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owner_keystore_must_be_a_small_regular_file() {
+    let sim = Sim::manual().await;
+    let user = User::new(&sim);
+    user.json(&["key", "new"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let large = dir.path().join("large.json");
+    let mut padded = std::fs::read(&user.owner_keystore).unwrap();
+    padded.extend(std::iter::repeat_n(b' ', 9 * 1024));
+    std::fs::write(&large, padded).unwrap();
+    for (path, why) in [
+        (Path::new("/dev/zero"), "not a regular file"),
+        (fifo.as_path(), "not a regular file"),
+        (large.as_path(), "larger than 8192 bytes"),
+    ] {
+        let mut child = user
+            .command(&[
+                "key",
+                "register",
+                "--owner-keystore",
+                path.to_str().unwrap(),
+                "--yes",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if started.elapsed() > Duration::from_secs(30) {
+                child.kill().unwrap();
+                panic!("{}: still reading after 30 s", path.display());
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert_eq!(status.code(), Some(2), "{}: {err}", path.display());
+        assert!(err.contains(why), "{}: {err}", path.display());
+    }
+    assert!(
+        sim.server.shared.with_engine(|e| e
+            .account(user.owner())
+            .map_or(0, |a| a.state.session_keys.len()))
+            == 0,
+        "nothing was registered"
+    );
+}
