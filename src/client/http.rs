@@ -71,7 +71,10 @@ pub enum FetchError {
 /// A client for one exchange origin and one Hyperliquid info endpoint.
 #[derive(Debug, Clone)]
 pub struct ExchangeHttp {
+    /// Reads: redirects followed only within the origin they were sent to.
     http: reqwest::Client,
+    /// Writes (a signed intent, a signed Hyperliquid action): never redirected.
+    once: reqwest::Client,
     /// For the account stream: a connect timeout but no total timeout (it stays open).
     streaming: reqwest::Client,
     api: String,
@@ -83,20 +86,31 @@ pub struct ExchangeHttp {
 
 impl ExchangeHttp {
     pub fn new(api_url: &str, info_url: &str, config: HttpConfig) -> Self {
-        let http = reqwest::Client::builder()
-            .connect_timeout(config.connect_timeout)
-            .timeout(config.request_timeout)
-            .user_agent(concat!("papertrade-tui/", env!("CARGO_PKG_VERSION")))
+        let bounded = || {
+            reqwest::Client::builder()
+                .connect_timeout(config.connect_timeout)
+                .timeout(config.request_timeout)
+                .user_agent(concat!("papertrade-tui/", env!("CARGO_PKG_VERSION")))
             // No Origin header is ever set: the relayer refuses foreign origins (§2).
+        };
+        let http = bounded()
+            .redirect(same_origin_only())
+            .build()
+            .expect("static reqwest configuration");
+        // A 307/308 would make reqwest send the signed body again, wherever it points.
+        let once = bounded()
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .expect("static reqwest configuration");
         let streaming = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("papertrade-tui/", env!("CARGO_PKG_VERSION")))
+            .redirect(same_origin_only())
             .build()
             .expect("static reqwest configuration");
         Self {
             http,
+            once,
             streaming,
             api: api_url.trim_end_matches('/').to_string(),
             info: info_url.to_string(),
@@ -222,6 +236,13 @@ impl ExchangeHttp {
             let last = attempt >= self.config.attempts;
             let backoff = self.config.base_backoff * 2u32.saturating_pow(attempt - 1);
             match request().send().await {
+                // A redirect off the origin will be the same on every attempt.
+                Err(e) if e.is_redirect() => {
+                    return Err(FetchError::Unreachable {
+                        url: url.to_string(),
+                        reason: describe(&e),
+                    });
+                }
                 Err(e) => {
                     tracing::debug!(url, attempt, error = %e, "read failed");
                     if last {
@@ -311,7 +332,8 @@ impl ExchangeHttp {
     }
 
     /// POST `body` to `url` exactly once, the answer read within [`limits::ANSWER_CAP`]; a
-    /// missing, broken or oversized answer is [`NoAnswer`] (`what` names it).
+    /// missing, broken or oversized answer is [`NoAnswer`] (`what` names it), and so is a
+    /// redirect, which is never followed: the signed body goes to the configured origin only.
     pub(crate) async fn post_once(
         &self,
         url: &str,
@@ -319,7 +341,7 @@ impl ExchangeHttp {
         what: &str,
     ) -> Result<(u16, String), NoAnswer> {
         let response = self
-            .http
+            .once
             .post(url)
             .header(reqwest::header::ACCEPT, "application/json")
             .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -327,6 +349,21 @@ impl ExchangeHttp {
             .send()
             .await
             .map_err(|e| NoAnswer(describe(&e)))?;
+        if response.status().is_redirection() {
+            let to = response
+                .headers()
+                .get(reqwest::header::LOCATION)
+                .map(|l| {
+                    let l = String::from_utf8_lossy(l.as_bytes());
+                    format!(" to {}", crate::text::sanitize_line(&l, 120))
+                })
+                .unwrap_or_default();
+            return Err(NoAnswer(format!(
+                "the server answered HTTP {} redirecting{to}, instead of {what}; not followed: \
+                 a signed write is sent once, to the configured origin only",
+                response.status().as_u16()
+            )));
+        }
         let status = response.status().as_u16();
         // A body that breaks off (or will not end) is no answer at all: the status line alone
         // proves nothing.
@@ -374,6 +411,28 @@ impl ExchangeHttp {
             error: DecodeError::new(format!("l2Book {coin}"), e.to_string()),
         })
     }
+}
+
+/// Redirect hops a read follows within its origin.
+const MAX_READ_REDIRECTS: usize = 3;
+
+/// Reads follow a redirect only within the origin (scheme, host and port) they were sent to:
+/// the configured exchange, info or RPC endpoint is the only one a read ever reaches.
+fn same_origin_only() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let origin = attempt.url().origin();
+        let sent_to = attempt.previous().first().map(|u| u.origin());
+        if sent_to.as_ref() != Some(&origin) {
+            let to = origin.ascii_serialization();
+            attempt.error(format!(
+                "redirected to another origin ({to}), not followed: reads stay on the configured origin"
+            ))
+        } else if attempt.previous().len() > MAX_READ_REDIRECTS {
+            attempt.error(format!("more than {MAX_READ_REDIRECTS} redirects"))
+        } else {
+            attempt.follow()
+        }
+    })
 }
 
 /// One read: where, what to call it in errors, and how many body bytes it may have.

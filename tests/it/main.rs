@@ -17,6 +17,7 @@ mod mcp_http;
 mod properties;
 mod pty;
 mod readme;
+mod redirects;
 mod screen;
 mod sim;
 mod simkit;
