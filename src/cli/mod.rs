@@ -616,7 +616,8 @@ pub(crate) struct McpArgs {
     /// the tools).
     #[arg(long, requires = "http")]
     pub allow_remote: bool,
-    /// With --http: calls per minute per client address (a batch counts each of its messages).
+    /// With --http: calls per minute per client (source) address, a batch counting each of its
+    /// messages; all clients together get five times this.
     #[arg(long, value_name = "N", requires = "http", default_value_t = crate::mcp::DEFAULT_RATE_PER_MINUTE,
           value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub rate_per_minute: u32,

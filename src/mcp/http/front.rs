@@ -165,6 +165,7 @@ impl Front {
             "access": READ_ONLY,
             "limits": {
                 "requestsPerMinute": self.rate.lock().expect("rate lock").per_minute(),
+                "requestsPerMinuteAllClients": self.rate.lock().expect("rate lock").all_clients_per_minute(),
                 "maxBodyBytes": MAX_BODY,
                 "maxBatch": MAX_BATCH,
             },
@@ -252,7 +253,10 @@ impl Front {
     }
 
     fn rate_limited(&self, reply: &Reply, messages: &Messages, refused: Refused) -> Response {
-        let per_minute = self.rate.lock().expect("rate lock").per_minute();
+        let (per_minute, all_clients) = {
+            let rate = self.rate.lock().expect("rate lock");
+            (rate.per_minute(), rate.all_clients_per_minute())
+        };
         let id = match messages {
             Messages::One(m) => m.get("id").cloned().unwrap_or(Value::Null),
             Messages::Batch(_) => Value::Null,
@@ -261,7 +265,14 @@ impl Front {
             Refused::RetryAfter(secs) => (
                 secs,
                 format!(
-                    "Rate limited: at most {per_minute} calls per minute per client (a batch counts each message); retry after {secs} s"
+                    "Rate limited: at most {per_minute} calls per minute per client address (a batch counts each message); retry after {secs} s"
+                ),
+            ),
+            Refused::Busy(secs) => (
+                secs,
+                format!(
+                    "Rate limited: at most {all_clients} calls per minute from all clients together \
+                     ({per_minute} per client address); retry after {secs} s"
                 ),
             ),
             Refused::TooLarge => (
