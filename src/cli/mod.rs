@@ -659,9 +659,11 @@ pub fn main() -> ExitCode {
             return CliError::Usage(one_line(&e)).report(json);
         }
     };
+    // `mcp` over stdio owns stdout for the protocol: its errors go to stderr, as text.
+    let protocol_on_stdout = matches!(&cli.command, Some(Command::Mcp(a)) if a.http.is_none());
     let code = match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => e.report(json),
+        Err(e) => e.report(json && !protocol_on_stdout),
     };
     // A probe for tests (watch mode must construct no signer); says nothing secret.
     if std::env::var_os("PAPERTRADE_TUI_REPORT_SIGNERS").is_some() {

@@ -1024,3 +1024,92 @@ async fn notices_reach_the_model_sanitised() {
     }
     client.cancel().await.unwrap();
 }
+
+/// Run `mcp` (stdio, with `extra` flags) on these input lines, stdin closed after them: its
+/// exit status, its stdout lines and its stderr.
+fn mcp_stdio(extra: &[&str], input: &str) -> (Option<i32>, Vec<String>, String) {
+    let mut args = vec![
+        "mcp",
+        "--api",
+        "http://127.0.0.1:9",
+        "--info-url",
+        "http://127.0.0.1:9/info",
+    ];
+    args.extend_from_slice(extra);
+    let (mut command, _home) = support::command(&args);
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let lines = support::text(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    (out.status.code(), lines, support::text(&out.stderr))
+}
+
+/// Over stdio an unparseable line got no answer and params of the wrong shape got -32601
+/// (issue 20): each now gets its JSON-RPC error, and the session goes on.
+#[test]
+fn stdio_answers_unparseable_lines_and_wrong_params_with_their_codes() {
+    let input = [
+        "{this is not json",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "[1,2",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"papertrade_markets","arguments":"BTC"}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/list","params":[]}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"ping"}"#,
+    ]
+    .join("\n")
+        + "\n";
+    let (code, lines, err) = mcp_stdio(&[], &input);
+    assert_eq!(code, Some(0), "{err}");
+    let answers: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let error_code = |a: &Value| a["error"]["code"].as_i64();
+    let parse_errors: Vec<&Value> = answers
+        .iter()
+        .filter(|a| error_code(a) == Some(-32700))
+        .collect();
+    assert_eq!(parse_errors.len(), 2, "{answers:#?}");
+    assert!(
+        parse_errors
+            .iter()
+            .all(|a| a["id"].is_null() && a["jsonrpc"] == "2.0")
+    );
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answers:#?}"))
+    };
+    assert!(by_id(1)["result"]["serverInfo"].is_object());
+    assert_eq!(error_code(by_id(2)), Some(-32602), "{}", by_id(2));
+    assert_eq!(error_code(by_id(3)), Some(-32600), "{}", by_id(3));
+    assert_eq!(by_id(4)["result"], json!({}));
+}
+
+/// `mcp --json` printed an error document on the protocol's stdout when the handshake failed
+/// (issue 20): stdout carries protocol messages only, the error goes to stderr.
+#[test]
+fn a_failed_stdio_handshake_writes_no_error_document_on_stdout() {
+    let (code, lines, err) = mcp_stdio(&["--json"], "not json\n");
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("handshake"), "{err}");
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    let only: Value = serde_json::from_str(&lines[0]).unwrap();
+    assert_eq!(only["error"]["code"], -32700, "{only}");
+    assert_eq!(only["jsonrpc"], "2.0");
+}

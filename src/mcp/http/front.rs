@@ -29,9 +29,11 @@ use rmcp::transport::streamable_http_server::session::never::NeverSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
 
-use super::jsonrpc::{self, INTERNAL_ERROR, INVALID_REQUEST, MAX_BATCH, Messages, RATE_LIMITED};
 use super::rate::{RateLimit, Refused};
 use crate::local_server::{self, media_type};
+use crate::mcp::jsonrpc::{
+    self, INTERNAL_ERROR, INVALID_REQUEST, MAX_BATCH, Messages, RATE_LIMITED,
+};
 use crate::mcp::{Server, VERSIONS};
 
 /// Request bodies, as the seeds cap them.

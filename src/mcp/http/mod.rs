@@ -6,7 +6,6 @@
 //! here that is `HEAD_TIMEOUT`, the body has its own, and the connections at once are capped.
 
 mod front;
-mod jsonrpc;
 mod rate;
 
 use std::net::SocketAddr;

@@ -1,31 +1,33 @@
-//! The JSON-RPC framing rmcp's Streamable HTTP service leaves out: it takes exactly one message
-//! per POST (no batches) and answers a body it cannot read in plain text, where the seeds answer
-//! JSON-RPC errors (-32700 parse, -32600 invalid request, -32602 invalid params). Each message
-//! that passes here goes to rmcp whole, on its own.
+//! The JSON-RPC framing rmcp leaves out, over HTTP and over stdio alike: its Streamable HTTP
+//! service takes exactly one message per POST (no batches) and answers a body it cannot read in
+//! plain text, its stdio transport answers an unparseable line with nothing, and both read a
+//! known method with params of the wrong shape as an unknown method; the seeds answer JSON-RPC
+//! errors (-32700 parse, -32600 invalid request, -32602 invalid params). Each message that
+//! passes here goes to rmcp whole, on its own.
 
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcRequest};
 use serde_json::{Value, json};
 
-pub(super) const PARSE_ERROR: i64 = -32700;
-pub(super) const INVALID_REQUEST: i64 = -32600;
-pub(super) const INVALID_PARAMS: i64 = -32602;
-pub(super) const INTERNAL_ERROR: i64 = -32603;
+pub(crate) const PARSE_ERROR: i64 = -32700;
+pub(crate) const INVALID_REQUEST: i64 = -32600;
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+pub(crate) const INTERNAL_ERROR: i64 = -32603;
 /// The seeds' code for a rate-limited request (with HTTP 429 and `Retry-After`).
-pub(super) const RATE_LIMITED: i64 = -32029;
+pub(crate) const RATE_LIMITED: i64 = -32029;
 
 /// Messages per batch, as the seeds allow.
-pub(super) const MAX_BATCH: usize = 20;
+pub(crate) const MAX_BATCH: usize = 20;
 
 /// A POST body: one message, or a batch of them.
 #[derive(Debug)]
-pub(super) enum Messages {
+pub(crate) enum Messages {
     One(Value),
     Batch(Vec<Value>),
 }
 
 impl Messages {
     /// What the rate limit charges: each message is a call.
-    pub(super) fn cost(&self) -> u32 {
+    pub(crate) fn cost(&self) -> u32 {
         match self {
             Messages::One(_) => 1,
             Messages::Batch(items) => items.len() as u32,
@@ -34,7 +36,7 @@ impl Messages {
 }
 
 /// The body as messages, or the error response it gets as a whole (always id null).
-pub(super) fn parse(body: &[u8]) -> Result<Messages, Value> {
+pub(crate) fn parse(body: &[u8]) -> Result<Messages, Value> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| error(Value::Null, PARSE_ERROR, format!("Parse error: {e}")))?;
     match value {
@@ -58,7 +60,7 @@ pub(super) fn parse(body: &[u8]) -> Result<Messages, Value> {
 
 /// One message's id (`None` for a notification, which is answered with nothing), or the error
 /// it is answered with instead of being served.
-pub(super) fn classify(message: &Value) -> Result<Option<Value>, Value> {
+pub(crate) fn classify(message: &Value) -> Result<Option<Value>, Value> {
     let Value::Object(m) = message else {
         return Err(error(
             Value::Null,
@@ -130,7 +132,7 @@ fn is_custom(message: &Value) -> bool {
 }
 
 /// A JSON-RPC error response.
-pub(super) fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
+pub(crate) fn error(id: Value, code: i64, message: impl Into<String>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message.into()}})
 }
 
