@@ -268,6 +268,57 @@ pub(crate) fn config_path() -> Option<PathBuf> {
     project_dirs().map(|d| d.config_dir().join("config.toml"))
 }
 
+/// `~` or `~/…` under `$HOME`, the one expansion a shell does that a path from the config file,
+/// an environment variable or a form never got; anything else (`~user`, a `~` inside) as written.
+pub(crate) fn expand_home(path: &str) -> PathBuf {
+    let rest = match path.strip_prefix('~') {
+        Some("") => Some(""),
+        Some(rest) => rest.strip_prefix('/'),
+        None => None,
+    };
+    match (rest, std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => Path::new(&home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// The data directory as given (`from_file`: by the config file, else by `--data-dir` or
+/// `$PAPERTRADE_TUI_DATA_DIR`), made absolute: `~` expanded, a relative path refused in the
+/// file (relative to what?) and taken from the working directory on the command line; empty is
+/// never a directory.
+pub(crate) fn resolve_data_dir(given: &Path, from_file: bool) -> Result<PathBuf, String> {
+    let name = if from_file {
+        "data_dir in the config file"
+    } else {
+        "--data-dir (or PAPERTRADE_TUI_DATA_DIR)"
+    };
+    let dir = match given.to_str() {
+        Some(text) if text.trim().is_empty() => {
+            return Err(format!(
+                "{name} is empty: name a directory, nothing was done"
+            ));
+        }
+        Some(text) => expand_home(text),
+        None => given.to_path_buf(),
+    };
+    if dir.as_os_str().as_encoded_bytes().starts_with(b"~") {
+        return Err(format!(
+            "{name}: {} — only ~ and ~/… are expanded; write the full path, nothing was done",
+            dir.display()
+        ));
+    }
+    if dir.is_absolute() {
+        return Ok(dir);
+    }
+    if from_file {
+        return Err(format!(
+            "{name}: {} is relative; write an absolute path or one starting with ~/, nothing was done",
+            dir.display()
+        ));
+    }
+    std::path::absolute(&dir).map_err(|e| format!("{name}: {}: {e}", dir.display()))
+}
+
 /// The default data directory (`~/.local/share/papertrade-tui` on Linux).
 pub(crate) fn default_data_dir() -> PathBuf {
     project_dirs()
@@ -358,6 +409,48 @@ pub(crate) fn check_url(url: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tilde_path_is_under_home_and_others_stay_as_typed() {
+        let home = std::env::var_os("HOME").expect("HOME");
+        assert_eq!(
+            expand_home("~/owner.json"),
+            Path::new(&home).join("owner.json")
+        );
+        assert_eq!(expand_home("~"), PathBuf::from(&home));
+        assert_eq!(expand_home("/tmp/~/x"), PathBuf::from("/tmp/~/x"));
+        assert_eq!(expand_home("~user/x"), PathBuf::from("~user/x"));
+    }
+
+    /// `data_dir = "~/x"` made a directory named `~`, and `""` or a relative path were taken
+    /// (issue 20).
+    #[test]
+    fn a_data_dir_is_absolute_before_anything_uses_it() {
+        let home = std::env::var_os("HOME").expect("HOME");
+        assert_eq!(
+            resolve_data_dir(Path::new("~/x"), true).unwrap(),
+            Path::new(&home).join("x")
+        );
+        for (given, why) in [
+            ("", "is empty"),
+            ("  ", "is empty"),
+            ("data", "is relative"),
+            ("~user/x", "only ~ and ~/"),
+        ] {
+            let e = resolve_data_dir(Path::new(given), true).unwrap_err();
+            assert!(
+                e.contains(why) && e.contains("config file"),
+                "{given:?}: {e}"
+            );
+        }
+        // On the command line a relative path is the working directory's, as anywhere else.
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(
+            resolve_data_dir(Path::new("data"), false).unwrap(),
+            cwd.join("data")
+        );
+        assert!(resolve_data_dir(Path::new(""), false).is_err());
+    }
 
     #[test]
     fn the_example_config_parses() {

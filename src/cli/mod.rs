@@ -713,10 +713,16 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .or(file.rpc_url)
         .unwrap_or_else(|| config::DEFAULT_RPC_URL.to_string());
     config::check_url(&rpc).map_err(|m| CliError::input("rpc-url", m))?;
-    let data_dir = cli
-        .data_dir
-        .or(file.data_dir)
-        .unwrap_or_else(config::default_data_dir);
+    let data_dir = match (cli.data_dir, file.data_dir) {
+        (Some(given), _) => config::resolve_data_dir(&given, false),
+        (None, Some(given)) => config::resolve_data_dir(&given, true),
+        (None, None) => Ok(config::default_data_dir()),
+    }
+    .map_err(CliError::Config)?;
+    // Before anything is written to it (the log first): an unusable or world-writable data dir
+    // is refused here, the same way for every command.
+    crate::private_files::ensure_data_dir(&data_dir)
+        .map_err(|e| CliError::Config(e.to_string()))?;
     let _log_guard = crate::logging::init(&data_dir);
 
     // `--watch` is read-only wherever it appears: it locks signing for the whole process before

@@ -223,7 +223,7 @@ pub(super) async fn unlock_owner(
     passphrase: Passphrase,
     owner: Address,
 ) -> Result<WalletSigner, String> {
-    let path = expand_home(path);
+    let path = crate::config::expand_home(path);
     let shown = path.display().to_string();
     // scrypt: seconds of CPU at the standard cost, so not on the loop's thread.
     let wallet = tokio::task::spawn_blocking(move || load_owner_keystore(&path, &passphrase))
@@ -241,28 +241,4 @@ pub(super) async fn unlock_owner(
 
 fn key_text(e: KeyError) -> String {
     format!("session key: {e}")
-}
-
-/// `~/…` is the home directory, as a shell would read it (the panel has no shell).
-fn expand_home(path: &str) -> PathBuf {
-    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
-        (Some(rest), Some(home)) => Path::new(&home).join(rest),
-        _ => PathBuf::from(path),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_tilde_path_is_under_home_and_others_stay_as_typed() {
-        let home = std::env::var_os("HOME").expect("HOME");
-        assert_eq!(
-            expand_home("~/owner.json"),
-            Path::new(&home).join("owner.json")
-        );
-        assert_eq!(expand_home("/tmp/~/x"), PathBuf::from("/tmp/~/x"));
-        assert_eq!(expand_home("~user/x"), PathBuf::from("~user/x"));
-    }
 }

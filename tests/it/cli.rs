@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{FixtureServer, run, stdout_json, text};
+use crate::support::{self, FixtureServer, run, stdout_json, text};
 
 fn live<'a>(server: &'a FixtureServer, args: &[&'a str]) -> Vec<String> {
     let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -982,4 +982,89 @@ fn unreadable_links_and_misplaced_prefills_are_bad_input() {
         Some(2),
         "a link and a flag: clap refuses"
     );
+}
+
+/// A world-writable data dir was refused late and inconsistently (logs written first; `open`
+/// exited 1, `key new` 2), and `data_dir = "~/x"` made a directory named `~` (issue 20): the data
+/// dir is resolved and checked before anything is written, the same way for every command.
+#[cfg(unix)]
+#[test]
+fn the_data_dir_is_checked_before_anything_is_written() {
+    use std::os::unix::fs::PermissionsExt;
+    let open_dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(open_dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let offline = [
+        "--api",
+        "http://127.0.0.1:9",
+        "--info-url",
+        "http://127.0.0.1:9/info",
+    ];
+    for args in [
+        vec!["key", "new"],
+        vec![
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "50",
+            "--leverage",
+            "10",
+            "--yes",
+        ],
+        vec!["markets"],
+    ] {
+        let mut all = args.clone();
+        all.extend_from_slice(&offline);
+        let (mut command, _home) = support::command(&all);
+        let out = command
+            .env("PAPERTRADE_TUI_DATA_DIR", open_dir.path())
+            .env(
+                "PAPERTRADE_TUI_OWNER",
+                "0x00000000000000000000000000000000000000aa",
+            )
+            .env("PAPERTRADE_TUI_PASSPHRASE", "correct horse battery")
+            .output()
+            .unwrap();
+        let err = support::text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("writable by every user"), "{args:?}: {err}");
+        assert_eq!(
+            std::fs::read_dir(open_dir.path()).unwrap().count(),
+            0,
+            "{args:?}: nothing written"
+        );
+    }
+
+    // The config file's `~/` is the home directory; `""` and relative paths are refused.
+    let work = tempfile::tempdir().unwrap();
+    for (data_dir, refused) in [
+        ("~/trading", None),
+        ("", Some("is empty")),
+        ("rel/x", Some("is relative")),
+    ] {
+        let (mut command, home) = support::command(&["markets", "--api", "http://127.0.0.1:9"]);
+        let config = home.path().join("config.toml");
+        std::fs::write(&config, format!("data_dir = {data_dir:?}\n")).unwrap();
+        let out = command
+            .env_remove("PAPERTRADE_TUI_DATA_DIR")
+            .env("PAPERTRADE_TUI_CONFIG", &config)
+            .current_dir(work.path())
+            .output()
+            .unwrap();
+        let err = support::text(&out.stderr);
+        match refused {
+            None => assert!(home.path().join("trading/logs").is_dir(), "{err}"),
+            Some(why) => {
+                assert_eq!(out.status.code(), Some(2), "{data_dir:?}: {err}");
+                assert!(err.contains(why) && err.contains("config file"), "{err}");
+            }
+        }
+        assert_eq!(
+            std::fs::read_dir(work.path()).unwrap().count(),
+            0,
+            "{data_dir:?}: nothing made in the working directory (no `~`)"
+        );
+    }
 }
