@@ -10,6 +10,7 @@ mod funding;
 mod hostile;
 mod hypercore;
 mod key_setup_ui;
+mod keyring;
 mod layers;
 mod liquidations;
 mod mcp;
