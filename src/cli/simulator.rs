@@ -139,7 +139,7 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
         say!("  HyperEVM RPC  {}", server.rpc_url());
         if !a.no_controls {
             say!(
-                "  controls      POST {}/sim/{{fund,fund-core,price,market,trading,intake,notice,faults,clock}}",
+                "  controls      POST {}/sim/{{fund,fund-core,price,market,trading,intake,notice,faults,clock}} (Content-Type: application/json)",
                 server.base_url()
             );
         }

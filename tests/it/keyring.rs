@@ -207,7 +207,12 @@ async fn the_session_key_lives_in_a_real_secret_service_and_signs_from_there() {
         "0",
         "{secret}"
     );
-    assert_eq!(secret.trim().len(), 64, "a 32-byte hex key");
+    let holder: alloy_signer_local::PrivateKeySigner = secret.trim().parse().expect("a hex key");
+    assert_eq!(
+        format!("{:#x}", holder.address()),
+        key,
+        "the keyring holds the key that was made"
+    );
     let on_disk = walk(&user.data());
     assert!(
         !on_disk.iter().any(|f| f.contains(secret.trim())),
