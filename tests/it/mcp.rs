@@ -559,11 +559,28 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         prep["summary"].as_str().unwrap().contains("82674"),
         "{prep}"
     );
+    // Another wallet signs it, by a person: an hour, said in the summary the user is shown.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let deadline = message["deadline"].as_u64().unwrap();
+    assert!(deadline >= now + 3590, "{deadline} vs {now}: {prep}");
+    assert!(
+        prep["summary"].as_str().unwrap().contains("(in 60 min)"),
+        "{prep}"
+    );
 
     // Trade plan: the prepared open's quote, a link in the browser terminal's format that reads
     // back to the same ticket, the account's own funds; nothing signed.
     let plan = get("build_trade_plan", 0);
     assert_eq!(plan["unsigned"], true);
+    assert!(
+        plan["signingDeadline"]
+            .as_str()
+            .is_some_and(|d| d.contains("one hour")),
+        "{plan}"
+    );
     assert_eq!(
         plan["link"],
         "https://papertrade-terminal.pages.dev/?market=BTC&side=long&margin=100&leverage=500"
