@@ -7,13 +7,14 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
+use crate::analytics::positions::CloseValue;
 use crate::app::alerts::{Alert, Alerts, Delivery, readings};
 use crate::client::market::spawn_market_poller;
 use crate::feed::account::StreamEvent;
 use crate::protocol::account::AccountState;
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::{price_json, signed, wad_json};
-use crate::quote::{Position, percent_json, percent_text};
+use crate::quote::{percent_json, percent_text};
 
 use crate::report::account::{self as report, side, symbol};
 
@@ -163,6 +164,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
             ("BUST", Align::Right),
             ("TO BUST", Align::Right),
             ("CLOSE PAYS", Align::Right),
+            ("NET PNL", Align::Right),
         ]);
         for p in &s.open_positions {
             // A position in a market the trading state does not list is shown all the same;
@@ -179,25 +181,27 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                     format!("raw {}", p.bust_price),
                     "—".into(),
                     "market not listed".into(),
+                    "—".into(),
                 ]);
                 continue;
             };
-            let (mark_text, dist, pays) = match data.mark(m) {
+            // CLOSE PAYS is what comes back (margin + net), NET PNL the gain or loss in it: the
+            // same two figures as `close-quote`, the UI and the JSON.
+            let (mark_text, dist, pays, net) = match data.mark(m) {
                 Ok(mark) => {
-                    let q = Position::held(m, p);
-                    let sc = q.scenario(fee, mark);
-                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
+                    let close = CloseValue::at(m, p, fee, mark);
                     (
                         price(mark, m.price_scale),
-                        format!("{}%", percent_text(room, u128::from(mark), 2)),
-                        if sc.liquidated {
-                            "liquidated".to_string()
+                        format!("{}%", percent_text(close.room, u128::from(mark), 2)),
+                        if close.liquidated {
+                            format!("{} liq", usd(close.returns))
                         } else {
-                            usd_signed(sc.net_pnl(p.margin))
+                            usd(close.returns)
                         },
+                        usd_signed(close.net),
                     )
                 }
-                Err(_) => ("—".into(), "—".into(), "—".into()),
+                Err(_) => ("—".into(), "—".into(), "—".into(), "—".into()),
             };
             t.row(vec![
                 p.id.to_string(),
@@ -210,6 +214,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                 price(p.bust_price, m.price_scale),
                 dist,
                 pays,
+                net,
             ]);
         }
         say!("\n{}", t.render());

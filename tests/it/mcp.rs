@@ -479,6 +479,12 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         );
         assert_eq!(p["notionalUsd"], 1000.0, "{name}");
         assert_eq!(v["pendingOperations"][0]["intentId"], queued, "{name}");
+        let raw = |v: &Value| v.as_str().unwrap().parse::<i128>().unwrap();
+        assert_eq!(
+            raw(&p["closePaysRaw"]),
+            raw(&p["marginRaw"]) + raw(&p["closeNetPnlRaw"]),
+            "what a close pays is margin + net, beside the net: {name}: {p}"
+        );
     }
     let explorer = get("get_positions", 0);
     assert_eq!(
@@ -531,6 +537,16 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         let r = get(name, 0);
         assert_eq!(r["positions"][0]["bustPriceRaw"], bust, "{name}");
         assert_eq!(r["totals"]["notionalUsd"], 1000.0, "{name}");
+        // What a close pays is margin + net, beside the net; not the net under another name.
+        let raw = |v: &Value| v.as_str().unwrap().parse::<i128>().unwrap();
+        let margin = 50 * 10i128.pow(18);
+        let row = &r["positions"][0];
+        assert_eq!(
+            raw(&row["closePaysRaw"]),
+            margin + raw(&row["closeNetPnlRaw"]),
+            "{name}: {row}"
+        );
+        assert_eq!(r["totals"]["closePaysRaw"], row["closePaysRaw"], "{name}");
     }
     for name in [
         "get_bust_map",

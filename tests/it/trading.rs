@@ -288,8 +288,6 @@ async fn full_life_with_a_keystore_owner() {
 
     // Close at +0.1%: the net PnL is §5.3's at the settlement mid, to the raw unit.
     sim.pin("BTC", "82883.1").await;
-    let closed = user.json(&["close", &id, "--yes"]).await;
-    assert_eq!(closed["intents"][0]["outcome"], "succeeded");
     let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
     let expected = value_close(
         state.market("BTC").unwrap(),
@@ -300,6 +298,58 @@ async fn full_life_with_a_keystore_owner() {
         true,
         828_831,
     );
+    // Before it: what a close pays (margin + net) and its net PnL, two figures under two names,
+    // in the JSON and the table, as close-quote and the UI say them.
+    let pays = (100 * WAD) as i128 + expected.net_pnl;
+    let listed = user.json(&["positions"]).await;
+    let row = &listed["positions"][0];
+    assert_eq!(row["closeNetPnlRaw"], expected.net_pnl.to_string(), "{row}");
+    assert_eq!(row["closePaysRaw"], pays.to_string(), "{row}");
+    let quoted = user
+        .json(&[
+            "close-quote",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "500",
+            "--entry",
+            "82800.3",
+        ])
+        .await;
+    assert_eq!(
+        quoted["payoutUsd"], row["closePaysUsd"],
+        "close-quote pays the same: {quoted}"
+    );
+    let out = user.run(&["positions"]).await;
+    let table = text(&out.stdout);
+    let header = table.lines().find(|l| l.contains("MARKET")).unwrap();
+    assert!(
+        header.contains("CLOSE PAYS") && header.trim_end().ends_with("NET PNL"),
+        "{table}"
+    );
+    let cells: Vec<&str> = table
+        .lines()
+        .find(|l| l.trim_start().starts_with(id.as_str()))
+        .unwrap_or_else(|| panic!("no row for #{id}:\n{table}"))
+        .split_whitespace()
+        .collect();
+    let dollars = |cell: &str| -> f64 { cell.replace(['$', ','], "").parse().unwrap() };
+    let (pays_cell, net_cell) = (cells[cells.len() - 2], cells[cells.len() - 1]);
+    assert!(
+        (dollars(pays_cell) - row["closePaysUsd"].as_f64().unwrap()).abs() < 0.006,
+        "CLOSE PAYS is margin + net: {pays_cell} in\n{table}"
+    );
+    assert!(
+        (dollars(net_cell) - row["closeNetPnlUsd"].as_f64().unwrap()).abs() < 0.006,
+        "NET PNL: {net_cell} in\n{table}"
+    );
+
+    let closed = user.json(&["close", &id, "--yes"]).await;
+    assert_eq!(closed["intents"][0]["outcome"], "succeeded");
     assert_eq!(
         closed["closed"][0]["netPnlRaw"],
         expected.net_pnl.to_string()
