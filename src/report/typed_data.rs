@@ -90,6 +90,7 @@ fn open_checks(open: &OpenPosition) -> Result<Option<Value>, ReportError> {
         mark: None,
         funds: None,
         positions: None,
+        queued: None,
     })
     .map_err(|r| {
         ReportError::input(

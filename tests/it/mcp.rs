@@ -575,6 +575,23 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         prep["summary"].as_str().unwrap().contains("82674"),
         "{prep}"
     );
+    // The wallet's ETH short is still queued: a long of ETH would fail at settlement although
+    // the relayer's intake takes it. Refused, naming the side rule and the queued intent.
+    let other_side = call(
+        &client,
+        "papertrade_prepare_open",
+        json!({"user": w, "market": "ETH", "side": "long", "marginUsd": 100, "leverage": 20}),
+    )
+    .await;
+    let said = error_text(&other_side);
+    assert!(
+        said.contains("(opposite_side_open)")
+            && said.contains("one side per market")
+            && said.contains("short ETH position is queued")
+            && said.contains(&queued)
+            && said.contains("Nothing was done"),
+        "{said}"
+    );
     // Another wallet signs it, by a person: an hour, said in the summary the user is shown.
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -818,6 +818,62 @@ async fn watch_anywhere_refuses_every_writing_command() {
     }
 }
 
+/// One side per market counts the opens still queued: an opposite open the relayer's intake
+/// would take fails at settlement once the queued one has filled, so `open` refuses it before
+/// signing, naming the side rule and the queued intent — not the margin the queued open reserved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_of_the_side_opposite_a_queued_open_is_refused_naming_the_side_rule() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    // From here the relayer holds what it accepts: the first open stays queued.
+    sim.server
+        .shared
+        .with_engine(|e| e.cfg.relayer_delay_ms = 600_000);
+    let open = |side: &'static str, margin: &'static str| {
+        vec![
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            side,
+            "--margin",
+            margin,
+            "--leverage",
+            "10",
+            "--yes",
+            "--json",
+        ]
+    };
+    let mut args = open("long", "600");
+    args.extend(["--wait", "0"]);
+    let out = user.run(&args).await;
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let queued: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let intent = queued["intentId"].as_str().unwrap().to_string();
+
+    // $400 left after the queued $600: a $500 short fails the balance too, but the side rule
+    // is what no margin would pass.
+    let out = user.run(&open("short", "500")).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        said.contains("one side per market")
+            && said.contains("long BTC position is queued")
+            && said.contains(&intent)
+            && said.contains("nothing was signed"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("available balance"),
+        "not the margin: {said}"
+    );
+    assert_eq!(signers(&out), 0, "refused before any key was unlocked");
+    // The same side is not refused by it.
+    let mut args = open("long", "100");
+    args.extend(["--wait", "0"]);
+    assert_eq!(user.run(&args).await.status.code(), Some(5));
+}
+
 /// The exit status follows what happened to the intent: 0 settled as asked, 3 refused by the
 /// relayer (with the exchange's code), 4 failed, 5 no fate seen yet. One JSON document each time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -233,6 +233,25 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
             r.code()
         )));
     }
+    // One side per market, held or queued: an opposite open the relayer's intake would take
+    // fails at settlement, so it is refused here, naming the rule.
+    let side_note = match crate::client::live_account::LiveAccount::open(&reads.http, user_address)
+        .await
+    {
+        Ok(live) => {
+            if let Err(r) = q.side_check(&live.state) {
+                return Err(Failure(format!(
+                    "The relayer would refuse this open ({}): {r}. Change the side or the market, or wait until that settles. Nothing was done: no payload was prepared.",
+                    r.code()
+                )));
+            }
+            ""
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "prepare_open: account unreadable");
+            " One side per market was not checked: the account could not be read."
+        }
+    };
     let p = &q.position;
     let message = json!({
         "user": format!("{user_address:#x}"),
@@ -247,7 +266,7 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
             .map_err(|e| Failure::from_report(e, &[]))?;
     let quote = q.json();
     let summary = format!(
-        "Open a {} {} position at {}x with ${} margin (notional ${}{}), at about the mark {}. It is liquidated, and the whole margin lost, if the mark reaches {} ({}% away). The payload's deadline: {}. Sign only if you agree; nothing has been signed or sent.",
+        "Open a {} {} position at {}x with ${} margin (notional ${}{}), at about the mark {}. It is liquidated, and the whole margin lost, if the mark reaches {} ({}% away). The payload's deadline: {}.{side_note} Sign only if you agree; nothing has been signed or sent.",
         side_word(&quote).to_lowercase(),
         p.market.symbol,
         p.leverage,
