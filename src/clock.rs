@@ -32,6 +32,12 @@ pub(crate) fn utc_minute_text(ms: u64) -> String {
     format!("{y:04}-{m:02}-{d:02} {:02}:{:02}", t / 3600, t % 3600 / 60)
 }
 
+/// `HH:MM:SS` of a unix time in seconds, in UTC.
+pub(crate) fn utc_time_text(unix_s: u64) -> String {
+    let t = unix_s % 86_400;
+    format!("{:02}:{:02}:{:02}", t / 3600, t % 3600 / 60, t % 60)
+}
+
 /// The proleptic Gregorian date of a day count since 1970-01-01 (H. Hinnant's
 /// `civil_from_days`, for days on or after the epoch).
 fn civil_from_days(days: u64) -> (u64, u64, u64) {
@@ -67,5 +73,6 @@ mod tests {
         assert_eq!(utc_minute_text(951_782_400_000), "2000-02-29 00:00");
         assert_eq!(utc_minute_text(951_868_799_000), "2000-02-29 23:59");
         assert_eq!(utc_minute_text(4_107_542_400_000), "2100-03-01 00:00");
+        assert_eq!(utc_time_text(1_791_862_899), "03:41:39");
     }
 }

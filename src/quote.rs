@@ -141,6 +141,7 @@ impl<'a> Position<'a> {
             mark,
             funds,
             positions: None,
+            queued: None,
         }
     }
 

@@ -172,6 +172,7 @@ impl Ticket {
             mark: Some(mark),
             funds: account.map(OpenFunds::of),
             positions: account.map(|a| &a.open_positions[..]),
+            queued: account.map(|a| &a.operations[..]),
         };
         let validation = check_open(&check);
         let capacity = open_capacity(&check);
@@ -247,6 +248,52 @@ mod tests {
         assert_eq!(t.margin().unwrap_err(), "at most 6 decimals");
         t.margin_text.clear();
         assert!(t.margin().is_err());
+    }
+
+    /// The ticket counts the opens the account has queued in the one-side rule: a short of BTC
+    /// while a BTC long is queued is refused naming the rule, and no margin would pass.
+    #[test]
+    fn a_queued_open_of_the_other_side_refuses_the_ticket() {
+        use crate::protocol::account::Frame;
+        const ACCOUNT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,
+ "indexedThroughTimestamp":1791862827,"sessionKeys":[],"walletRevision":48399562,"queueRevision":"881",
+ "balance":"1000000000000000000000","queued":"0","locked":"0",
+ "funds":{"reservedBalance":"600000000000000000000","reservedQueued":"0","availableBalance":"400000000000000000000","availableQueued":"0"},
+ "queueNodeCount":0,"consumableDebt":"0",
+ "paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},
+ "lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},
+ "openPositions":[],
+ "operations":[["0x71a9f6c0143e531d619cb9145175c02f37e030bf2d00695e32a635fa552f14d2","openPosition",0,true,false,"600000000000000000000",10,1791862851323,"1791862941",null]],
+ "accountRevision":2}"#;
+        let Frame::Snapshot(account) = Frame::decode(ACCOUNT).unwrap() else {
+            unreachable!("a snapshot")
+        };
+        let s = state();
+        let short = Ticket {
+            margin_text: "100".into(),
+            leverage: 20,
+            is_long: false,
+            ..Ticket::default()
+        };
+        let p = short.preview(&s, 828_003, Some(&account)).unwrap();
+        let refused = p.validation.unwrap_err();
+        assert_eq!(refused.code(), "opposite_side_open");
+        assert!(
+            refused.to_string().contains("long BTC position is queued"),
+            "{refused}"
+        );
+        assert_eq!(p.capacity.max_margin, 0);
+        // The queued side itself is fine.
+        let long = Ticket {
+            is_long: true,
+            ..short
+        };
+        assert!(
+            long.preview(&s, 828_003, Some(&account))
+                .unwrap()
+                .validation
+                .is_ok()
+        );
     }
 
     #[test]

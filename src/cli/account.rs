@@ -7,18 +7,20 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
+use crate::analytics::positions::CloseValue;
 use crate::app::alerts::{Alert, Alerts, Delivery, readings};
 use crate::client::market::spawn_market_poller;
 use crate::feed::account::StreamEvent;
 use crate::protocol::account::AccountState;
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::{price_json, signed, wad_json};
-use crate::quote::{Position, percent_json, percent_text};
+use crate::quote::{percent_json, percent_text};
 
 use crate::report::account::{self as report, side, symbol};
 
 use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
+use super::reprint::Reprint;
 use super::session::{LiveAccount, owner};
 use super::{Context, PositionsArgs};
 use crate::client::market_data::MarketData;
@@ -31,7 +33,7 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
     };
     let mut live = LiveAccount::open(&ctx.http, wallet).await?;
     let mut data = MarketData::live(&ctx.http, None).await?;
-    let ranks = report::queue_ranks(&ctx.http, wallet).await;
+    let mut ranks = report::queue_ranks(&ctx.http, wallet).await;
     let account = report::account_json(&live.state, &data, &ranks, mode);
     match (ctx.json, a.follow) {
         (true, false) => print_json(&account),
@@ -45,11 +47,11 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
     if !ctx.json {
         say!("\nfollowing {wallet:#x}; Ctrl-C stops");
     }
-    // Alerts need marks as they move: the UI's poller, at the config's rate.
+    // Alerts need marks as they move, and so does a table for a person (its MARK, TO BUST,
+    // CLOSE PAYS): the UI's poller, at the config's rate.
     let mut alerts = ctx.alerts.rules().map(Alerts::new);
     let (market_tx, mut market_rx) = tokio::sync::mpsc::channel(64);
-    let poller = alerts
-        .is_some()
+    let poller = (alerts.is_some() || !ctx.json)
         .then(|| spawn_market_poller(ctx.http.clone(), ctx.rates, market_tx));
     let _poller = poller.map(AbortOnDrop);
     // The bell and notification go to a person's terminal, never into a pipe.
@@ -62,21 +64,33 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         // First sight: what the account is already inside of is not a crossing.
         a.observe(&measure(&live.state, &data), SystemTime::now());
     }
+    // The human table is printed again whenever a figure it shows changes (the account or a
+    // mark), at most once a second; the countdown to a deadline alone is not a change.
+    let figures = |state: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u64>| {
+        render_account(state, data, ranks, mode, Countdown::Fixed)
+    };
+    let mut reprint = Reprint::new(
+        figures(&live.state, &data, &ranks),
+        tokio::time::Instant::now(),
+    );
     loop {
+        let due = reprint.due();
         tokio::select! {
             e = live.next() => {
                 let Some(event) = e else { return Ok(()) };
-                let before: Vec<_> = live_ids(&live.state);
+                let queued_before = queued_ids(&live.state);
                 follow_line(ctx, &data.state, &event);
-                // The human view keeps a current table: again whenever the positions change.
-                if !ctx.json
-                    && let StreamEvent::Patched { .. } = event
-                    && live_ids(&live.state) != before
-                {
-                    print_account(&live.state, &data, &ranks, mode);
+                // A queue rank belongs to the intents queued when it was read.
+                if !ctx.json && queued_ids(&live.state) != queued_before {
+                    ranks = if live.state.operations.is_empty() {
+                        BTreeMap::new()
+                    } else {
+                        report::queue_ranks(&ctx.http, wallet).await
+                    };
                 }
             }
             Some(m) = market_rx.recv() => data.apply(m),
+            () = sleep_until_due(due) => {}
             _ = tokio::signal::ctrl_c() => return Ok(()),
         }
         if let Some(a) = &mut alerts {
@@ -84,11 +98,31 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
                 alert_line(ctx, &alert, delivery);
             }
         }
+        if !ctx.json
+            && reprint.offer(
+                figures(&live.state, &data, &ranks),
+                tokio::time::Instant::now(),
+            )
+        {
+            say!(
+                "\n{} UTC",
+                crate::clock::utc_time_text(crate::clock::now_unix_s())
+            );
+            print_account(&live.state, &data, &ranks, mode);
+        }
     }
 }
 
-fn live_ids(state: &AccountState) -> Vec<alloy_primitives::U256> {
-    state.open_positions.iter().map(|p| p.id).collect()
+/// Resolves at `due`, or never when nothing waits.
+async fn sleep_until_due(due: Option<tokio::time::Instant>) {
+    match due {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn queued_ids(state: &AccountState) -> Vec<alloy_primitives::B256> {
+    state.operations.iter().map(|o| o.intent_id).collect()
 }
 
 /// `{"event": name, …value}`: the event name first, so a line says what it is at a glance.
@@ -134,23 +168,49 @@ impl Drop for AbortOnDrop {
     }
 }
 
+/// What the text is for: a person (DEADLINE counts down from `now`, unix s), or telling whether
+/// a figure that matters changed (`Fixed`: the deadline itself, which does not tick, and no
+/// parameters line, whose indexed block moves every poll).
+#[derive(Debug, Clone, Copy)]
+enum Countdown {
+    From(u64),
+    Fixed,
+}
+
 fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u64>, mode: &str) {
+    let now = crate::clock::now_unix_s();
+    say!(
+        "{}",
+        render_account(s, data, ranks, mode, Countdown::From(now))
+    );
+}
+
+/// The account as `positions` prints it: address, balances, positions at the mark, pending
+/// intents and the market parameters.
+fn render_account(
+    s: &AccountState,
+    data: &MarketData,
+    ranks: &BTreeMap<String, u64>,
+    mode: &str,
+    countdown: Countdown,
+) -> String {
+    let mut out: Vec<String> = Vec::new();
     let badge = if mode == "watch" {
         " (WATCH: read-only)"
     } else {
         ""
     };
-    say!("{:#x}{badge}", s.address);
-    say!(
+    out.push(format!("{:#x}{badge}", s.address));
+    out.push(format!(
         "balance {} · available {} · queued {} · in positions {}",
         usd(signed(s.balance)),
         usd(signed(s.funds.available_balance)),
         usd(signed(s.queued)),
         usd(signed(s.locked))
-    );
+    ));
     let fee = data.state.win_fee_rate();
     if s.open_positions.is_empty() {
-        say!("\nno open positions");
+        out.push("\nno open positions".into());
     } else {
         let mut t = Table::new(&[
             ("ID", Align::Right),
@@ -163,6 +223,7 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
             ("BUST", Align::Right),
             ("TO BUST", Align::Right),
             ("CLOSE PAYS", Align::Right),
+            ("NET PNL", Align::Right),
         ]);
         for p in &s.open_positions {
             // A position in a market the trading state does not list is shown all the same;
@@ -179,25 +240,27 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                     format!("raw {}", p.bust_price),
                     "—".into(),
                     "market not listed".into(),
+                    "—".into(),
                 ]);
                 continue;
             };
-            let (mark_text, dist, pays) = match data.mark(m) {
+            // CLOSE PAYS is what comes back (margin + net), NET PNL the gain or loss in it: the
+            // same two figures as `close-quote`, the UI and the JSON.
+            let (mark_text, dist, pays, net) = match data.mark(m) {
                 Ok(mark) => {
-                    let q = Position::held(m, p);
-                    let sc = q.scenario(fee, mark);
-                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
+                    let close = CloseValue::at(m, p, fee, mark);
                     (
                         price(mark, m.price_scale),
-                        format!("{}%", percent_text(room, u128::from(mark), 2)),
-                        if sc.liquidated {
-                            "liquidated".to_string()
+                        format!("{}%", percent_text(close.room, u128::from(mark), 2)),
+                        if close.liquidated {
+                            format!("{} liq", usd(close.returns))
                         } else {
-                            usd_signed(sc.net_pnl(p.margin))
+                            usd(close.returns)
                         },
+                        usd_signed(close.net),
                     )
                 }
-                Err(_) => ("—".into(), "—".into(), "—".into()),
+                Err(_) => ("—".into(), "—".into(), "—".into(), "—".into()),
             };
             t.row(vec![
                 p.id.to_string(),
@@ -210,9 +273,10 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                 price(p.bust_price, m.price_scale),
                 dist,
                 pays,
+                net,
             ]);
         }
-        say!("\n{}", t.render());
+        out.push(format!("\n{}", t.render()));
     }
     if !s.operations.is_empty() {
         let mut t = Table::new(&[
@@ -237,7 +301,6 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                     .map(|ids| format!("{} position(s)", ids.len()))
                     .unwrap_or_default(),
             };
-            let now = crate::clock::now_unix_s();
             t.row(vec![
                 id.clone(),
                 crate::text::sanitize_line(&o.action, 24),
@@ -246,16 +309,21 @@ fn print_account(s: &AccountState, data: &MarketData, ranks: &BTreeMap<String, u
                     .get(&id)
                     .map(|r| r.to_string())
                     .unwrap_or_else(|| "—".into()),
-                if o.deadline > now {
-                    format!("in {}s", o.deadline - now)
-                } else {
-                    "passed".into()
+                match countdown {
+                    Countdown::From(now) if o.deadline > now => {
+                        format!("in {}s", o.deadline - now)
+                    }
+                    Countdown::From(_) => "passed".into(),
+                    Countdown::Fixed => o.deadline.to_string(),
                 },
             ]);
         }
-        say!("\npending\n{}", t.render());
+        out.push(format!("\npending\n{}", t.render()));
     }
-    say!("\n{}", data.parameters_line());
+    if let Countdown::From(_) = countdown {
+        out.push(format!("\n{}", data.parameters_line()));
+    }
+    out.join("\n")
 }
 
 fn follow_line(ctx: &Context, state: &TradingState, event: &StreamEvent) {

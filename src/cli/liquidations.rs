@@ -343,11 +343,12 @@ pub async fn wallet_risk(ctx: &Context, a: WalletRiskArgs) -> Result<(), CliErro
         },
     );
     say!(
-        "balance {} · available {} · queued {} · margin in positions {} · close at mark {}",
+        "balance {} · available {} · queued {} · margin in positions {} · closing all pays {} (net {})",
         usd(signed(risk.balance)),
         usd(signed(risk.available)),
         usd(signed(risk.queued)),
         usd(signed(risk.locked)),
+        usd(risk.close_pays),
         super::output::usd_signed(risk.close_net_pnl),
     );
     let ranked: Vec<&AtRisk> = risk.positions.iter().map(|p| &p.at).collect();

@@ -11,6 +11,7 @@ mod markets;
 mod output;
 mod protocol_views;
 mod quote;
+mod reprint;
 mod session;
 mod simulator;
 mod trade;

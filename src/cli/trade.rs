@@ -62,6 +62,8 @@ fn rejection_field(r: &OpenRejection) -> &'static str {
         OpenRejection::LeverageAboveMaximum { .. } | OpenRejection::LeverageBelowMinimum { .. } => {
             "leverage"
         }
+        // One side per market: no margin would pass, so it is not a margin problem.
+        OpenRejection::OppositeSideOpen { .. } | OpenRejection::OppositeSideQueued { .. } => "side",
         _ => "margin",
     }
 }
@@ -105,6 +107,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         mark: Some(mark),
         funds: Some(funds),
         positions: Some(&live.state.open_positions),
+        queued: Some(&live.state.operations),
     })
     .map_err(|r| {
         CliError::input(

@@ -45,6 +45,9 @@ fn print_human(out: &Value) {
         let names: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
         say!("defaulted   {}", names.join(", "));
     }
+    if let Some(d) = out["deadline"]["text"].as_str() {
+        say!("deadline    {d}");
+    }
     if let Some(c) = out["checks"].as_object() {
         let list = |k: &str| {
             c[k].as_array()

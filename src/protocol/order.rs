@@ -5,7 +5,7 @@
 
 use alloy_primitives::{Address, B256, U256};
 
-use super::eip712::{CancelIntent, Close, IntentKind, MAX_CLOSE_IDS, OpenPosition, WithdrawToCore};
+use super::eip712::{CancelIntent, Close, MAX_CLOSE_IDS, OpenPosition, WithdrawToCore};
 
 /// What a trader asked for, in the contract's units. The confirm dialog restates this object.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +35,11 @@ pub struct Deadlines {
     pub withdraw_s: u64,
     /// A session key's registration (owner-signed, not an order, but the same policy).
     pub register_s: u64,
+    /// An unsigned payload handed to another wallet (`typed-data`, `papertrade_prepare_open`):
+    /// a person reads it, confirms and signs elsewhere, which takes minutes, so it gets the
+    /// browser terminal's hour whatever its kind. The intents this client signs and sends itself
+    /// keep the short deadlines above.
+    pub elsewhere_s: u64,
 }
 
 impl Default for Deadlines {
@@ -50,6 +55,7 @@ impl Default for Deadlines {
             cancel_s: 120,
             withdraw_s: 600,
             register_s: 3600,
+            elsewhere_s: 3600,
         }
     }
 }
@@ -61,23 +67,6 @@ pub enum OrderIntent {
     Close(Close),
     Cancel(CancelIntent),
     Withdraw(WithdrawToCore),
-}
-
-impl Deadlines {
-    /// The deadline of one kind of intent. Owner-signed staking intents are wallet prompts like a
-    /// registration and get its policy.
-    pub(crate) fn of(&self, kind: IntentKind) -> u64 {
-        match kind {
-            IntentKind::OpenPosition => self.open_s,
-            IntentKind::Close => self.close_s,
-            IntentKind::CancelIntent => self.cancel_s,
-            IntentKind::WithdrawToCore => self.withdraw_s,
-            IntentKind::RegisterSessionKey
-            | IntentKind::Stake
-            | IntentKind::Unstake
-            | IntentKind::Claim => self.register_s,
-        }
-    }
 }
 
 impl Order {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use alloy_primitives::Address;
 use serde_json::{Value, json};
 
+use crate::analytics::positions::CloseValue;
 use crate::client::ExchangeHttp;
 use crate::client::market_data::MarketData;
 use crate::protocol::account::{AccountState, Operation};
@@ -74,23 +75,19 @@ pub fn account_json(
                 row["entryPrice"] = price_json(p.entry_price, m.price_scale);
                 row["bustPrice"] = price_json(p.bust_price, m.price_scale);
                 if let Ok(mark) = data.mark(m) {
-                    let q = Position::held(m, p);
-                    let sc = q.scenario(fee, mark);
-                    let room = crate::protocol::math::room_to_bust(mark, p.bust_price, p.is_long);
+                    let sc = Position::held(m, p).scenario(fee, mark);
+                    let close = CloseValue::at(m, p, fee, mark);
                     row["markPrice"] = price_json(mark, m.price_scale);
                     row["unrealizedPnlUsd"] = wad_json(sc.gross_pnl.max(-signed(p.margin)), 2);
-                    row["closeNetPnlUsd"] = wad_json(sc.net_pnl(p.margin), 2);
-                    row["closeNetPnlRaw"] = json!(sc.net_pnl(p.margin).to_string());
-                    row["liquidated"] = json!(sc.liquidated);
-                    row["distanceToLiquidationPct"] = percent_json(room, u128::from(mark), 4);
-                    row["riskPct"] = json!(
-                        crate::protocol::math::risk_bps(
-                            p.entry_price,
-                            p.bust_price,
-                            mark,
-                            p.is_long
-                        ) / 100
-                    );
+                    // What a close at the mark pays back (margin + net, 0 liquidated) and its
+                    // net PnL: two figures, two names (`closeNetPnl…` is the seed's field).
+                    row["closePaysUsd"] = wad_json(close.returns, 2);
+                    row["closePaysRaw"] = json!(close.returns.to_string());
+                    row["closeNetPnlUsd"] = wad_json(close.net, 2);
+                    row["closeNetPnlRaw"] = json!(close.net.to_string());
+                    row["liquidated"] = json!(close.liquidated);
+                    row["distanceToLiquidationPct"] = percent_json(close.room, u128::from(mark), 4);
+                    row["riskPct"] = json!(close.risk_bps / 100);
                 }
             }
             row

@@ -217,6 +217,16 @@ impl Quote<'_> {
     /// The same open checked against one account, as the relayer will check it: its available
     /// balance, and the side it already holds in the market. Its session keys are dated by the
     /// exchange's own clock (the snapshot's indexed time), as the relayer will date them.
+    /// One side per market for this account: the positions it holds and the opens it has queued
+    /// (the market checks are `validation`'s; the funds are not read).
+    pub fn side_check(&self, account: &AccountState) -> Result<(), OpenRejection> {
+        let p = &self.position;
+        let mut check = p.open_check(&self.data.state, self.live_mark.or(Some(p.entry)), None);
+        check.positions = Some(&account.open_positions);
+        check.queued = Some(&account.operations);
+        check_open(&check)
+    }
+
     pub fn account_json(&self, account: &AccountState) -> Value {
         let now_s = account.indexed_through_timestamp;
         let p = &self.position;
@@ -226,6 +236,7 @@ impl Quote<'_> {
             Some(OpenFunds::of(account)),
         );
         check.positions = Some(&account.open_positions);
+        check.queued = Some(&account.operations);
         let validation = check_open(&check);
         let available = account.funds.available_balance;
         let active: Vec<_> = account

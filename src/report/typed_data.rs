@@ -15,7 +15,9 @@ use crate::protocol::order::Deadlines;
 use super::{ReportError, input};
 
 /// `kind` names the intent type, `message` its fields (a JSON object); `signer` adds the intent
-/// id. A deadline left out follows `deadlines`, the same policy as the commands' own intents.
+/// id. The payload is for another wallet to sign, so a deadline left out is
+/// `deadlines.elsewhere_s` (an hour, as the browser terminal signs), not the short deadline of
+/// the intents this client signs itself; either way the answer's `deadline` says when it lapses.
 pub fn typed_data(
     kind: &str,
     message: Value,
@@ -37,7 +39,7 @@ pub fn typed_data(
         return Err(ReportError::input("message", "must be a JSON object"));
     };
     let signer = signer.map(|s| input::address("signer", s)).transpose()?;
-    let ttl = deadlines.of(kind);
+    let ttl = deadlines.elsewhere_s;
     match kind {
         IntentKind::RegisterSessionKey => {
             build::<RegisterSessionKey>(message, signer, ttl, no_checks)
@@ -88,6 +90,7 @@ fn open_checks(open: &OpenPosition) -> Result<Option<Value>, ReportError> {
         mark: None,
         funds: None,
         positions: None,
+        queued: None,
     })
     .map_err(|r| {
         ReportError::input(
@@ -130,6 +133,7 @@ fn build<I: Intent>(
     }
     let intent = I::from_message(&message, Strictness::Lenient)
         .map_err(|e| ReportError::input("message", e))?;
+    let deadline = deadline_json(&message["deadline"], now);
     intent
         .rules()
         .map_err(|e| ReportError::input("message", e))?;
@@ -177,6 +181,7 @@ fn build<I: Intent>(
         "signer": signer.map(|s| format!("{s:#x}")),
         "intentId": signer.map(|s| format!("{:#x}", intent_id(digest, s))),
         "defaulted": defaulted,
+        "deadline": deadline,
         "checks": checks,
         "typedData": typed,
         "request": {
@@ -184,4 +189,52 @@ fn build<I: Intent>(
             "params": [format!("{request_signer:#x}"), serde_json::to_string(&typed).expect("JSON")],
         },
     }))
+}
+
+/// When a payload lapses, for the person who has to sign it in time: the unix second, the UTC
+/// minute, what is left of it and a sentence saying so.
+fn deadline_json(deadline: &Value, now: u64) -> Value {
+    let unix = match deadline {
+        Value::String(s) => s.parse::<u64>().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    };
+    match unix {
+        Some(d) => json!({
+            "unix": d,
+            "utc": deadline_utc(d),
+            "secondsLeft": d.saturating_sub(now),
+            "text": deadline_text(d, now),
+        }),
+        // A uint256 beyond any date: it never lapses in practice.
+        None => {
+            json!({"unix": deadline, "text": "the deadline is beyond any date: it does not lapse"})
+        }
+    }
+}
+
+fn deadline_utc(unix_s: u64) -> String {
+    // Past the year 9999 the calendar text means nothing; the number still does.
+    const LAST: u64 = 253_402_300_799;
+    if unix_s > LAST {
+        return format!("unix {unix_s}");
+    }
+    format!("{} UTC", crate::clock::utc_minute_text(unix_s * 1000))
+}
+
+/// "sign by 2026-12-02 03:41 UTC (in 60 min): the relayer refuses it after that".
+pub fn deadline_text(unix_s: u64, now: u64) -> String {
+    let at = deadline_utc(unix_s);
+    if unix_s <= now {
+        return format!("its deadline {at} has passed: the relayer refuses it (deadline_expired)");
+    }
+    let left = unix_s - now;
+    let left = if left < 120 {
+        format!("{left} s")
+    } else if left < 7200 {
+        format!("{} min", left / 60)
+    } else {
+        format!("{} h", left / 3600)
+    };
+    format!("sign by {at} (in {left}): the relayer refuses it after that")
 }

@@ -348,6 +348,9 @@ fn check_open_now(engine: &Engine, i: &OpenPosition) -> Result<(), Refusal> {
             OpenFunds::of,
         )),
         positions: Some(account.map_or(&[], |a| &a.open_positions)),
+        // The relayer's intake does not read the queue: an opposite open queued ahead is taken
+        // here and fails at settlement, as it does live.
+        queued: None,
     })
     // INVENTED codes: the §5.4 reasons, each its own code.
     .map_err(|r| Refusal::new(422, r.code(), r.to_string()))

@@ -170,6 +170,8 @@ impl Engine {
             funds,
             // One side per market, checked again: two queued opens could disagree.
             positions: self.account(q.wallet).map(|a| &a.state.open_positions[..]),
+            // Settlement reads what is settled, not what waits behind it.
+            queued: None,
         });
         if check.is_err() {
             self.finish(q, Outcome::Failed);
@@ -255,6 +257,7 @@ impl Engine {
             mark: Some(mark),
             funds: account.map(|a| OpenFunds::of(&a.state)),
             positions: account.map(|a| &a.state.open_positions[..]),
+            queued: None,
         });
         let bust = bust_price(open.entry, open.leverage, open.is_long, market.bust_buffer);
         if check.is_err() || is_liquidated(mark, bust, open.is_long) {

@@ -96,7 +96,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 const CONFIRM_LINE: &str = "y  sign with the session key and send    n / Esc  cancel";
 
-/// Every position the close will send, what each returns at the mark now, the total and how
+/// Every position the close will send, what each pays at the mark now, the total and how
 /// many intents go out. The list scrolls; the header, the total and the y/n line never leave
 /// the screen.
 fn draw_close(frame: &mut Frame, area: Rect, app: &App, ids: &[U256], theme: &Theme) {
@@ -116,12 +116,12 @@ fn draw_close(frame: &mut Frame, area: Rect, app: &App, ids: &[U256], theme: &Th
                 );
                 match &v.value {
                     Some(c) if c.liquidated => Line::styled(
-                        format!("{what} → LIQUIDATED at the mark: returns $0.00"),
+                        format!("{what} → LIQUIDATED at the mark: pays $0.00"),
                         theme.loss(),
                     ),
                     Some(c) => Line::styled(
                         format!(
-                            "{what} → returns {} (net {})",
+                            "{what} → pays {} (net {})",
                             usd_text(c.returns),
                             usd_signed_text(c.net)
                         ),
@@ -135,7 +135,7 @@ fn draw_close(frame: &mut Frame, area: Rect, app: &App, ids: &[U256], theme: &Th
         .collect();
     let total = match app.totals(Some(ids)) {
         Some(t) => format!(
-            "total at the marks now: returns {} · net {}",
+            "total at the marks now: pays {} · net {}",
             usd_text(t.returns),
             usd_signed_text(t.net)
         ),

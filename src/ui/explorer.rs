@@ -26,7 +26,7 @@ use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
 use super::{Hint, loaded, short};
 
-const POSITIONS: [Column; 10] = [
+const POSITIONS: [Column; 11] = [
     Column::new("MKT", 5, 10),
     Column::new("SIDE", 5, 10),
     Column::new("LEV", 5, 9),
@@ -37,6 +37,7 @@ const POSITIONS: [Column; 10] = [
     Column::new("TO BUST $", 10, 3),
     Column::new("RISK", 8, 6),
     Column::new("CLOSE PAYS", 11, 9),
+    Column::new("NET PNL", 10, 7),
 ];
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
@@ -228,6 +229,16 @@ fn danger_counts(risk: &WalletRisk) -> String {
     }
 }
 
+/// A total over every position, or "—" while one of them cannot be valued (a partial sum would
+/// read as the whole).
+fn all_closed(risk: &WalletRisk, total: String) -> String {
+    if risk.unvalued > 0 {
+        "—".into()
+    } else {
+        total
+    }
+}
+
 /// The balance sheet: money, counts, PAPER, lifetime figures, keys, ranks.
 fn sheet_lines(
     read: &WalletRead,
@@ -261,10 +272,11 @@ fn sheet_lines(
             usd_text(signed(a.locked)),
         )),
         Line::from(format!(
-            "{} open{} · {} pending · closing all pays {} · equity {}",
+            "{} open{} · {} pending · closing all pays {} (net {}) · equity {}",
             a.open_positions.len(),
             danger_counts(risk),
             a.operations.len(),
+            all_closed(risk, usd_text(risk.close_pays)),
             unrealized(a, state, marks).map_or("—".into(), usd_signed_text),
             usd_text(risk.equity),
         )),
@@ -318,6 +330,7 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, risk:
             },
             price_display(u64::try_from(at.room().max(0)).unwrap_or(u64::MAX), scale),
             at.danger().label().to_string(),
+            usd_text(p.close_pays),
             usd_signed_text(p.close_net_pnl),
         ];
         let row = Row::new(kept(cells, &shown).into_iter().map(Cell::from));

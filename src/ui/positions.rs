@@ -125,7 +125,7 @@ const COLUMNS: [Column; 11] = [
     Column::new("MARK", 9, 4),
     Column::new("BUST", 9, 9),
     Column::new("TO BUST", 7, 9),
-    Column::new("RETURNS", 10, 7),
+    Column::new("CLOSE PAYS", 10, 7),
     Column::new("NET PNL", 10, 8),
     Column::new("RISK", 10, 5),
 ];

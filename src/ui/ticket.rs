@@ -128,7 +128,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 ),
                 theme.dim(),
             ));
-            lines.push(Line::from("a close pays, after all fees:"));
+            lines.push(Line::from("net PnL of a close, after all fees:"));
             for (label, s) in &p.scenarios {
                 let net = s.net_pnl(p.position.margin);
                 let note = if s.liquidated { " liq" } else { "" };

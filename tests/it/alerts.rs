@@ -21,19 +21,27 @@ struct Follow {
 
 impl Follow {
     fn spawn(sim: &Sim, wallet: &str, config: &str) -> Self {
+        Self::spawn_as(sim, wallet, config, true)
+    }
+
+    /// `positions --follow` for a person (`json` false) or as JSON lines.
+    fn spawn_as(sim: &Sim, wallet: &str, config: &str, json: bool) -> Self {
         let api = sim.server.base_url();
         let info = sim.server.info_url();
-        let (mut c, home) = command(&[
+        let mut args = vec![
             "positions",
             "--watch",
             wallet,
             "--follow",
-            "--json",
             "--api",
             &api,
             "--info-url",
             &info,
-        ]);
+        ];
+        if json {
+            args.push("--json");
+        }
+        let (mut c, home) = command(&args);
         let path = home.path().join("config.toml");
         std::fs::write(&path, config).unwrap();
         c.env("PAPERTRADE_TUI_CONFIG", &path)
@@ -72,6 +80,23 @@ impl Follow {
                 && f(&v)
             {
                 return v;
+            }
+        }
+    }
+}
+
+impl Follow {
+    /// Read lines until one satisfies `f` (at most 15 s); that line.
+    async fn until_line(&mut self, what: &str, f: impl Fn(&str) -> bool) -> String {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+        loop {
+            let line = tokio::time::timeout_at(deadline, self.lines.recv())
+                .await
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}: {:#?}", self.seen))
+                .unwrap_or_else(|| panic!("output ended waiting for {what}: {:#?}", self.seen));
+            self.seen.push(line.clone());
+            if f(&line) {
+                return line;
             }
         }
     }
@@ -141,4 +166,61 @@ async fn follow_json_is_one_object_per_line_with_one_alert_per_crossing() {
             .unwrap_or_else(|e| panic!("not one JSON object per line ({e}): {line:?}"));
         assert!(v["event"].is_string(), "{line}");
     }
+}
+
+/// The human `positions --follow` keeps its table current: a mark moved by the simulator shows
+/// in MARK, TO BUST and CLOSE PAYS, and a position opened meanwhile appears, without a restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_followed_table_follows_the_marks_and_the_account() {
+    let sim = Sim::manual().await;
+    let mut t = sim.trader(1_000).await;
+    let mut stream = sim.stream(t.address()).await;
+    sim.pin("ETH", "2500.00").await;
+    let (body, id) = t.open(sim.now_s(), 1, true, 200, 10);
+    let (status, answer) = sim.post("/intents", &body).await;
+    assert_eq!(status, 200, "{answer}");
+    sim.advance(1_000).await;
+    assert_eq!(stream.outcome(id).await.0, "succeeded");
+    let first = stream.fold.state().unwrap().open_positions[0]
+        .id
+        .to_string();
+    let row_of = |id: &str, line: &str| line.trim_start().starts_with(&format!("{id} "));
+
+    let mut follow = Follow::spawn_as(&sim, &t.wallet_hex(), "[poll]\nmarkets_ms = 250\n", false);
+    let row = follow
+        .until_line("the first table", |l| row_of(&first, l))
+        .await;
+    assert!(row.contains("2,500.00"), "the mark at start: {row}");
+    follow
+        .until_line("the follow line", |l| l.starts_with("following"))
+        .await;
+
+    // The mark moves: the row is printed again at the new mark, with what a close pays there.
+    sim.pin("ETH", "2450.00").await;
+    let moved = follow
+        .until_line("the row at the new mark", |l| {
+            row_of(&first, l) && l.contains("2,450.00")
+        })
+        .await;
+    assert_ne!(moved, row, "TO BUST and CLOSE PAYS moved with the mark");
+
+    // A position opened meanwhile appears in the table.
+    let (body, id) = t.open(sim.now_s(), 1, true, 100, 20);
+    let (status, answer) = sim.post("/intents", &body).await;
+    assert_eq!(status, 200, "{answer}");
+    sim.advance(1_000).await;
+    assert_eq!(stream.outcome(id).await.0, "succeeded");
+    let second = stream
+        .fold
+        .state()
+        .unwrap()
+        .open_positions
+        .iter()
+        .map(|p| p.id.to_string())
+        .find(|p| *p != first)
+        .expect("the second position");
+    let row = follow
+        .until_line("the new position's row", |l| row_of(&second, l))
+        .await;
+    assert!(row.contains("20x"), "{row}");
 }

@@ -526,6 +526,67 @@ fn typed_data_matches_the_open_vector() {
     assert!(text(&out.stderr).contains("minimum withdrawal is 10 USDC"));
 }
 
+/// A payload handed to another wallet is signed by a person, elsewhere: its default deadline is
+/// the browser terminal's hour (not the 120 s of an open this client signs and sends itself),
+/// and the answer says when it lapses.
+#[test]
+fn typed_data_for_another_wallet_lasts_an_hour_and_says_until_when() {
+    let message = r#"{"user":"0x14791697260e4c9a71f18484c9f997b308e59325","instrumentId":0,"isLong":true,"size":"10000000000000000000","leverage":100,"useDebt":false}"#;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "OpenPosition",
+        "--json",
+        "--message",
+        message,
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let t = stdout_json(&out);
+    let deadline = t["typedData"]["message"]["deadline"].as_u64().unwrap();
+    assert!(
+        (before + 3600..=before + 3605).contains(&deadline),
+        "an hour out, not an open's 120 s: {deadline} vs now {before}"
+    );
+    assert_eq!(t["deadline"]["unix"], deadline);
+    let left = t["deadline"]["secondsLeft"].as_u64().unwrap();
+    assert!((3595..=3600).contains(&left), "{t}");
+    let said = t["deadline"]["text"].as_str().unwrap();
+    assert!(
+        said.starts_with("sign by ") && said.contains(" UTC (in 60 min)"),
+        "{said}"
+    );
+
+    // A person reading the human form is told the same.
+    let out = run(&["typed-data", "--type", "OpenPosition", "--message", message]);
+    let shown = text(&out.stdout);
+    assert!(
+        shown.contains("deadline    sign by ") && shown.contains("(in 60 min)"),
+        "{shown}"
+    );
+    // A deadline given is kept, and one already past says so.
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "Claim",
+        "--json",
+        "--message",
+        r#"{"user":"0x14791697260e4c9a71f18484c9f997b308e59325","deadline":"1791864000"}"#,
+    ]);
+    let t = stdout_json(&out);
+    assert_eq!(t["deadline"]["unix"], 1_791_864_000u64);
+    assert!(
+        t["deadline"]["text"]
+            .as_str()
+            .unwrap()
+            .contains("has passed"),
+        "{t}"
+    );
+}
+
 #[test]
 fn live_markets_table_and_json() {
     let server = FixtureServer::start();

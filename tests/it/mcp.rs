@@ -479,6 +479,12 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         );
         assert_eq!(p["notionalUsd"], 1000.0, "{name}");
         assert_eq!(v["pendingOperations"][0]["intentId"], queued, "{name}");
+        let raw = |v: &Value| v.as_str().unwrap().parse::<i128>().unwrap();
+        assert_eq!(
+            raw(&p["closePaysRaw"]),
+            raw(&p["marginRaw"]) + raw(&p["closeNetPnlRaw"]),
+            "what a close pays is margin + net, beside the net: {name}: {p}"
+        );
     }
     let explorer = get("get_positions", 0);
     assert_eq!(
@@ -531,6 +537,16 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         let r = get(name, 0);
         assert_eq!(r["positions"][0]["bustPriceRaw"], bust, "{name}");
         assert_eq!(r["totals"]["notionalUsd"], 1000.0, "{name}");
+        // What a close pays is margin + net, beside the net; not the net under another name.
+        let raw = |v: &Value| v.as_str().unwrap().parse::<i128>().unwrap();
+        let margin = 50 * 10i128.pow(18);
+        let row = &r["positions"][0];
+        assert_eq!(
+            raw(&row["closePaysRaw"]),
+            margin + raw(&row["closeNetPnlRaw"]),
+            "{name}: {row}"
+        );
+        assert_eq!(r["totals"]["closePaysRaw"], row["closePaysRaw"], "{name}");
     }
     for name in [
         "get_bust_map",
@@ -559,11 +575,45 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         prep["summary"].as_str().unwrap().contains("82674"),
         "{prep}"
     );
+    // The wallet's ETH short is still queued: a long of ETH would fail at settlement although
+    // the relayer's intake takes it. Refused, naming the side rule and the queued intent.
+    let other_side = call(
+        &client,
+        "papertrade_prepare_open",
+        json!({"user": w, "market": "ETH", "side": "long", "marginUsd": 100, "leverage": 20}),
+    )
+    .await;
+    let said = error_text(&other_side);
+    assert!(
+        said.contains("(opposite_side_open)")
+            && said.contains("one side per market")
+            && said.contains("short ETH position is queued")
+            && said.contains(&queued)
+            && said.contains("Nothing was done"),
+        "{said}"
+    );
+    // Another wallet signs it, by a person: an hour, said in the summary the user is shown.
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let deadline = message["deadline"].as_u64().unwrap();
+    assert!(deadline >= now + 3590, "{deadline} vs {now}: {prep}");
+    assert!(
+        prep["summary"].as_str().unwrap().contains("(in 60 min)"),
+        "{prep}"
+    );
 
     // Trade plan: the prepared open's quote, a link in the browser terminal's format that reads
     // back to the same ticket, the account's own funds; nothing signed.
     let plan = get("build_trade_plan", 0);
     assert_eq!(plan["unsigned"], true);
+    assert!(
+        plan["signingDeadline"]
+            .as_str()
+            .is_some_and(|d| d.contains("one hour")),
+        "{plan}"
+    );
     assert_eq!(
         plan["link"],
         "https://papertrade-terminal.pages.dev/?market=BTC&side=long&margin=100&leverage=500"

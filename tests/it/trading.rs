@@ -288,8 +288,6 @@ async fn full_life_with_a_keystore_owner() {
 
     // Close at +0.1%: the net PnL is §5.3's at the settlement mid, to the raw unit.
     sim.pin("BTC", "82883.1").await;
-    let closed = user.json(&["close", &id, "--yes"]).await;
-    assert_eq!(closed["intents"][0]["outcome"], "succeeded");
     let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
     let expected = value_close(
         state.market("BTC").unwrap(),
@@ -300,6 +298,58 @@ async fn full_life_with_a_keystore_owner() {
         true,
         828_831,
     );
+    // Before it: what a close pays (margin + net) and its net PnL, two figures under two names,
+    // in the JSON and the table, as close-quote and the UI say them.
+    let pays = (100 * WAD) as i128 + expected.net_pnl;
+    let listed = user.json(&["positions"]).await;
+    let row = &listed["positions"][0];
+    assert_eq!(row["closeNetPnlRaw"], expected.net_pnl.to_string(), "{row}");
+    assert_eq!(row["closePaysRaw"], pays.to_string(), "{row}");
+    let quoted = user
+        .json(&[
+            "close-quote",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "500",
+            "--entry",
+            "82800.3",
+        ])
+        .await;
+    assert_eq!(
+        quoted["payoutUsd"], row["closePaysUsd"],
+        "close-quote pays the same: {quoted}"
+    );
+    let out = user.run(&["positions"]).await;
+    let table = text(&out.stdout);
+    let header = table.lines().find(|l| l.contains("MARKET")).unwrap();
+    assert!(
+        header.contains("CLOSE PAYS") && header.trim_end().ends_with("NET PNL"),
+        "{table}"
+    );
+    let cells: Vec<&str> = table
+        .lines()
+        .find(|l| l.trim_start().starts_with(id.as_str()))
+        .unwrap_or_else(|| panic!("no row for #{id}:\n{table}"))
+        .split_whitespace()
+        .collect();
+    let dollars = |cell: &str| -> f64 { cell.replace(['$', ','], "").parse().unwrap() };
+    let (pays_cell, net_cell) = (cells[cells.len() - 2], cells[cells.len() - 1]);
+    assert!(
+        (dollars(pays_cell) - row["closePaysUsd"].as_f64().unwrap()).abs() < 0.006,
+        "CLOSE PAYS is margin + net: {pays_cell} in\n{table}"
+    );
+    assert!(
+        (dollars(net_cell) - row["closeNetPnlUsd"].as_f64().unwrap()).abs() < 0.006,
+        "NET PNL: {net_cell} in\n{table}"
+    );
+
+    let closed = user.json(&["close", &id, "--yes"]).await;
+    assert_eq!(closed["intents"][0]["outcome"], "succeeded");
     assert_eq!(
         closed["closed"][0]["netPnlRaw"],
         expected.net_pnl.to_string()
@@ -766,6 +816,62 @@ async fn watch_anywhere_refuses_every_writing_command() {
         assert_eq!(v["address"], watched.as_str());
         assert_eq!(signers(&out), 0);
     }
+}
+
+/// One side per market counts the opens still queued: an opposite open the relayer's intake
+/// would take fails at settlement once the queued one has filled, so `open` refuses it before
+/// signing, naming the side rule and the queued intent — not the margin the queued open reserved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_of_the_side_opposite_a_queued_open_is_refused_naming_the_side_rule() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    // From here the relayer holds what it accepts: the first open stays queued.
+    sim.server
+        .shared
+        .with_engine(|e| e.cfg.relayer_delay_ms = 600_000);
+    let open = |side: &'static str, margin: &'static str| {
+        vec![
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            side,
+            "--margin",
+            margin,
+            "--leverage",
+            "10",
+            "--yes",
+            "--json",
+        ]
+    };
+    let mut args = open("long", "600");
+    args.extend(["--wait", "0"]);
+    let out = user.run(&args).await;
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    let queued: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let intent = queued["intentId"].as_str().unwrap().to_string();
+
+    // $400 left after the queued $600: a $500 short fails the balance too, but the side rule
+    // is what no margin would pass.
+    let out = user.run(&open("short", "500")).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        said.contains("one side per market")
+            && said.contains("long BTC position is queued")
+            && said.contains(&intent)
+            && said.contains("nothing was signed"),
+        "{said}"
+    );
+    assert!(
+        !said.contains("available balance"),
+        "not the margin: {said}"
+    );
+    assert_eq!(signers(&out), 0, "refused before any key was unlocked");
+    // The same side is not refused by it.
+    let mut args = open("long", "100");
+    args.extend(["--wait", "0"]);
+    assert_eq!(user.run(&args).await.status.code(), Some(5));
 }
 
 /// The exit status follows what happened to the intent: 0 settled as asked, 3 refused by the

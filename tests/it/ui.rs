@@ -1194,7 +1194,7 @@ fn the_default_ticket_passes_the_live_minimums() {
     assert_eq!(app.ticket.margin_text, "2510");
 }
 
-/// A close of twenty lists every one (scrolling), what each returns at the mark, the exact
+/// A close of twenty lists every one (scrolling), what each pays at the mark, the exact
 /// total and the intents, and its y/n line stays on a 24-row screen.
 #[test]
 fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
@@ -1221,13 +1221,13 @@ fn the_close_dialog_lists_every_position_and_keeps_its_keys() {
     );
     assert!(s.contains("y  sign with the session key and send"), "{s}");
     assert!(s.contains("rows 1–16 of 20 (↑↓ scroll)"), "{s}");
-    // Each $10 BTC long at 100x returns $7.43 at 83,010.5 (net -$2.57, rounded for the row);
-    // the total sums the exact values: 20 × 7.4286… = $148.57, and returns − margins = net.
+    // Each $10 BTC long at 100x pays $7.43 at 83,010.5 (net -$2.57, rounded for the row);
+    // the total sums the exact values: 20 × 7.4286… = $148.57, and pays − margins = net.
     assert!(
-        s.contains("#500000 BTC ▲ 100x margin $10.00 → returns $7.43 (net -$2.57)"),
+        s.contains("#500000 BTC ▲ 100x margin $10.00 → pays $7.43 (net -$2.57)"),
         "{s}"
     );
-    assert!(s.contains("returns $148.57 · net -$51.43"), "{s}");
+    assert!(s.contains("pays $148.57 · net -$51.43"), "{s}");
     assert!(!s.contains("#500019"), "{s}");
     for _ in 0..30 {
         press(&mut app, KeyCode::Down);

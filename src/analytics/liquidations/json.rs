@@ -224,6 +224,8 @@ pub fn wallet_risk(w: &WalletRisk) -> Value {
         .iter()
         .map(|p| {
             let mut row = position(&p.at);
+            row["closePaysUsd"] = usd_signed(p.close_pays);
+            row["closePaysRaw"] = json!(p.close_pays.to_string());
             row["closeNetPnlUsd"] = usd_signed(p.close_net_pnl);
             row["closeNetPnlRaw"] = json!(p.close_net_pnl.to_string());
             row
@@ -246,6 +248,8 @@ pub fn wallet_risk(w: &WalletRisk) -> Value {
     totals.insert("positions".into(), json!(w.positions.len()));
     put_usd(&mut totals, "marginUsd", w.locked);
     put_usd(&mut totals, "notionalUsd", w.notional);
+    totals.insert("closePaysUsd".into(), usd_signed(w.close_pays));
+    totals.insert("closePaysRaw".into(), json!(w.close_pays.to_string()));
     totals.insert("closeNetPnlUsd".into(), usd_signed(w.close_net_pnl));
     totals.insert("closeNetPnlRaw".into(), json!(w.close_net_pnl.to_string()));
     let mut risk = Map::new();

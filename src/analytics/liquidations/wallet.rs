@@ -11,12 +11,14 @@ use crate::quote::Position as Quoted;
 use super::book::{AtRisk, Danger, book};
 use super::closest::{ClosestQuery, closest};
 
-/// A position of the wallet with what closing it at the mark would pay (net of the deadband,
-/// haircut and win fee, or the whole margin lost past bust; wads).
+/// A position of the wallet with what closing it at the mark would pay (wads).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalletPosition {
     pub at: AtRisk,
+    /// Net PnL after the deadband, haircut and win fee (the whole margin lost past bust).
     pub close_net_pnl: i128,
+    /// What the close pays back: margin + net PnL, 0 when liquidated.
+    pub close_pays: i128,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +35,8 @@ pub struct WalletRisk {
     pub unvalued: usize,
     pub notional: u128,
     pub close_net_pnl: i128,
+    /// Σ what each close pays back (margin + net PnL).
+    pub close_pays: i128,
     /// balance + queued + Σ (margin + close net PnL): what the account holds if everything
     /// closed at the mark now.
     pub equity: i128,
@@ -78,6 +82,7 @@ pub fn wallet_risk(
             };
             let close_net_pnl = quoted.scenario(fee, at.mark).net_pnl(at.margin);
             WalletPosition {
+                close_pays: (signed(at.margin) + close_net_pnl).max(0),
                 at: at.clone(),
                 close_net_pnl,
             }
@@ -94,10 +99,7 @@ pub fn wallet_risk(
         .map(|p| p.at.notional)
         .fold(0u128, u128::saturating_add);
     let close_net_pnl: i128 = positions.iter().map(|p| p.close_net_pnl).sum();
-    let held: i128 = positions
-        .iter()
-        .map(|p| signed(p.at.margin) + p.close_net_pnl)
-        .sum();
+    let held: i128 = positions.iter().map(|p| p.close_pays).sum();
     WalletRisk {
         address: account.address,
         balance: account.balance,
@@ -107,6 +109,7 @@ pub fn wallet_risk(
         unvalued: valued.unvalued,
         notional,
         close_net_pnl,
+        close_pays: held,
         equity: signed(account.balance) + signed(account.queued) + held,
         by_danger,
         positions,

@@ -149,12 +149,15 @@ fn explorer_view(value: &mut Value, data: &MarketData, position_id: Option<Strin
     };
     let margin = sum("marginRaw");
     let net = sum("closeNetPnlRaw");
+    let pays = sum("closePaysRaw");
     let found = count(&value["positions"]) > 0;
     value["marks"] = Value::Object(marks);
     value["totals"] = json!({
         "positions": count(&value["positions"]),
         "marginUsd": crate::protocol::units::wad_json(margin, 2),
         "marginRaw": margin.to_string(),
+        "closePaysUsd": crate::protocol::units::wad_json(pays, 2),
+        "closePaysRaw": pays.to_string(),
         "closeNetPnlUsd": crate::protocol::units::wad_json(net, 2),
         "closeNetPnlRaw": net.to_string(),
     });

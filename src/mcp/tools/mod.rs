@@ -27,7 +27,8 @@ pub struct Reads {
     pub http: ExchangeHttp,
     /// Where the wallets' local history files are (`get_trade_history` reads them).
     pub data_dir: std::path::PathBuf,
-    /// How long an intent built by `build_typed_data` stays valid when the caller gives no deadline.
+    /// `elsewhere_s`: how long a payload built for another wallet to sign stays valid when the
+    /// caller gives no deadline.
     pub deadlines: Deadlines,
 }
 

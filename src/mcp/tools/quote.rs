@@ -233,6 +233,25 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
             r.code()
         )));
     }
+    // One side per market, held or queued: an opposite open the relayer's intake would take
+    // fails at settlement, so it is refused here, naming the rule.
+    let side_note = match crate::client::live_account::LiveAccount::open(&reads.http, user_address)
+        .await
+    {
+        Ok(live) => {
+            if let Err(r) = q.side_check(&live.state) {
+                return Err(Failure(format!(
+                    "The relayer would refuse this open ({}): {r}. Change the side or the market, or wait until that settles. Nothing was done: no payload was prepared.",
+                    r.code()
+                )));
+            }
+            ""
+        }
+        Err(e) => {
+            tracing::debug!(error = %e, "prepare_open: account unreadable");
+            " One side per market was not checked: the account could not be read."
+        }
+    };
     let p = &q.position;
     let message = json!({
         "user": format!("{user_address:#x}"),
@@ -247,7 +266,7 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
             .map_err(|e| Failure::from_report(e, &[]))?;
     let quote = q.json();
     let summary = format!(
-        "Open a {} {} position at {}x with ${} margin (notional ${}{}), at about the mark {}. It is liquidated, and the whole margin lost, if the mark reaches {} ({}% away). Sign only if you agree; nothing has been signed or sent.",
+        "Open a {} {} position at {}x with ${} margin (notional ${}{}), at about the mark {}. It is liquidated, and the whole margin lost, if the mark reaches {} ({}% away). The payload's deadline: {}.{side_note} Sign only if you agree; nothing has been signed or sent.",
         side_word(&quote).to_lowercase(),
         p.market.symbol,
         p.leverage,
@@ -261,10 +280,12 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
         quote["entryPrice"],
         quote["bustPrice"],
         quote["distanceToBustPct"],
+        typed["deadline"]["text"].as_str().unwrap_or("none stated"),
     );
     let value = json!({
         "unsigned": true,
         "summary": summary,
+        "deadline": typed["deadline"],
         "typedData": typed["typedData"],
         "primaryType": typed["primaryType"],
         "digest": typed["digest"],
@@ -279,6 +300,9 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
         value,
     })
 }
+
+/// A plan carries no payload: the deadline is set when the user signs, by what signs it.
+const SIGNING_DEADLINE: &str = "The link carries no deadline: the browser terminal signs the open with a deadline one hour after the user confirms, papertrade-tui with its own short open deadline (120 s by default, `[deadlines] open_s`), since an open fills at the mark when the relayer reaches it.";
 
 /// `build_trade_plan`: the open validated against the live limits (and the account, given an
 /// address), quoted, and returned as an UNSIGNED plan with the browser terminal's deep link and
@@ -358,7 +382,7 @@ pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
     steps.extend([
         format!("Open the link in the browser terminal ({link}) or run `{command}` here; `{practice}` practises the same ticket with no funds and no network."),
         "The ticket opens prefilled under a review banner: check market, side, margin and leverage, and the pre-trade panel's bust price and what a close pays.".to_string(),
-        "Confirm in the dialog: only then does your own wallet or session key sign the OpenPosition intent; the relayer fills it at the Hyperliquid mid.".to_string(),
+        format!("Confirm in the dialog: only then does your own wallet or session key sign the OpenPosition intent; the relayer fills it at the Hyperliquid mid. {SIGNING_DEADLINE}"),
     ]);
     let valid = q.validation.is_ok()
         && account
@@ -375,9 +399,10 @@ pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
         "steps": steps,
         "warnings": warnings,
         "account": account,
+        "signingDeadline": SIGNING_DEADLINE,
     });
     let text = format!(
-        "UNSIGNED plan: {} {} {}x with ${} margin, bust {} ({}% away){}. Give the user this link to review and sign in their own wallet: {link} (or `{command}` in papertrade-tui). Nothing was signed, sent or placed.",
+        "UNSIGNED plan: {} {} {}x with ${} margin, bust {} ({}% away){}. Give the user this link to review and sign in their own wallet: {link} (or `{command}` in papertrade-tui). {SIGNING_DEADLINE} Nothing was signed, sent or placed.",
         side_word(&value["quote"]),
         p.market.symbol,
         p.leverage,

@@ -1,8 +1,8 @@
 //! The ordered open checks of §5.4 and open capacity (the largest margin that would pass).
 
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 
-use crate::protocol::account::{AccountState, Position};
+use crate::protocol::account::{AccountState, Operation, Position};
 use crate::protocol::trading::{Cap, Instrument, TradingState};
 use crate::protocol::units::{signed, usd_text};
 
@@ -23,6 +23,11 @@ pub struct OpenCheck<'a> {
     /// The account's open positions, when an account is known: one account holds one side of a
     /// market at a time.
     pub positions: Option<&'a [Position]>,
+    /// The account's queued intents (the account stream's `operations`), when known: an open
+    /// of the other side queued ahead settles first, and then this one fails at settlement
+    /// although the relayer's intake takes it. `None` where the relayer's own checks are
+    /// modelled (the simulator's intake), which do not read the queue.
+    pub queued: Option<&'a [Operation]>,
 }
 
 /// The account figures an open is checked against (wads).
@@ -98,6 +103,14 @@ pub enum OpenRejection {
         held: &'static str,
         position: U256,
     },
+    #[error(
+        "one side per market: an open of a {queued} {symbol} position is queued ({intent:#x}); it settles first and this one would then fail at settlement — wait for it, or cancel it"
+    )]
+    OppositeSideQueued {
+        symbol: String,
+        queued: &'static str,
+        intent: B256,
+    },
 }
 
 impl OpenRejection {
@@ -116,7 +129,10 @@ impl OpenRejection {
             OpenRejection::InsufficientQueued { .. } => "insufficient_queued_balance",
             OpenRejection::InsufficientDebtRoom { .. } => "insufficient_debt_room",
             OpenRejection::OpenInterestCap { .. } => "open_interest_cap",
-            OpenRejection::OppositeSideOpen { .. } => "opposite_side_open",
+            // One rule, one code: held or queued ahead, the other side is the reason.
+            OpenRejection::OppositeSideOpen { .. } | OpenRejection::OppositeSideQueued { .. } => {
+                "opposite_side_open"
+            }
         }
     }
 }
@@ -170,6 +186,19 @@ pub fn check_open(c: &OpenCheck) -> Result<(), OpenRejection> {
             min: state.minimum_open_notional,
         });
     }
+    // Before the funds: a queued open reserves margin too, so the balance check would blame the
+    // margin for what is the side rule (and no margin would pass).
+    if let Some(o) = queued_other_side(c) {
+        return Err(OpenRejection::OppositeSideQueued {
+            symbol: market.symbol.clone(),
+            queued: if o.is_long == Some(true) {
+                "long"
+            } else {
+                "short"
+            },
+            intent: o.intent_id,
+        });
+    }
     if let Some(funds) = c.funds {
         if c.use_debt {
             if c.margin > funds.available_queued {
@@ -216,6 +245,15 @@ pub fn check_open(c: &OpenCheck) -> Result<(), OpenRejection> {
         });
     }
     Ok(())
+}
+
+/// A queued open of the account on the other side of the check's market.
+fn queued_other_side<'a>(c: &OpenCheck<'a>) -> Option<&'a Operation> {
+    c.queued.into_iter().flatten().find(|o| {
+        o.action == "openPosition"
+            && o.instrument_id == Some(c.market.id)
+            && o.is_long == Some(!c.is_long)
+    })
 }
 
 /// A position of the account on the other side of the check's market (one side per market).
@@ -273,7 +311,7 @@ pub enum CapacityLimit {
     MaxNotional,
     /// The side's open-interest cap.
     OpenInterest,
-    /// The account holds the other side of this market.
+    /// The account holds the other side of this market, or has an open of it queued.
     OtherSideHeld,
 }
 
@@ -283,7 +321,7 @@ impl CapacityLimit {
             CapacityLimit::Balance => "available balance",
             CapacityLimit::MaxNotional => "max position notional",
             CapacityLimit::OpenInterest => "open-interest cap",
-            CapacityLimit::OtherSideHeld => "the other side is held",
+            CapacityLimit::OtherSideHeld => "the other side is held or queued",
         }
     }
 }
@@ -302,7 +340,7 @@ pub fn open_capacity(c: &OpenCheck) -> Capacity {
         funds,
         ..
     } = *c;
-    if other_side_held(c).is_some() {
+    if other_side_held(c).is_some() || queued_other_side(c).is_some() {
         return Capacity {
             max_margin: 0,
             limit: CapacityLimit::OtherSideHeld,
@@ -359,6 +397,7 @@ mod tests {
             mark,
             funds: None,
             positions: None,
+            queued: None,
         }
     }
 
@@ -374,6 +413,7 @@ mod tests {
             mark: Some(830655),
             funds: None,
             positions: None,
+            queued: None,
         })
     }
 
@@ -456,6 +496,7 @@ mod tests {
                 mark: Some(830655),
                 funds: None,
                 positions: Some(positions),
+                queued: None,
             })
         };
         let refused = open(false, &long_btc, 100).unwrap_err();
@@ -471,6 +512,96 @@ mod tests {
         assert_eq!(
             open(false, &long_btc, 1).unwrap_err().code(),
             "margin_below_minimum"
+        );
+    }
+
+    /// A queued open of the other side: the relayer's intake takes this one, and settlement
+    /// then fails it. The check says so, before the funds (the queued open reserved them), and
+    /// capacity is nothing.
+    #[test]
+    fn an_opposite_open_queued_ahead_is_the_side_rule_not_the_margin() {
+        let s = state();
+        let btc = s.market("BTC").unwrap();
+        let intent = B256::with_last_byte(9);
+        let queued_long = |instrument_id| Operation {
+            intent_id: intent,
+            action: "openPosition".into(),
+            instrument_id: Some(instrument_id),
+            is_long: Some(true),
+            use_debt: Some(false),
+            amount: Some(600 * WAD),
+            leverage: Some(10),
+            accepted_at_ms: 0,
+            deadline: 0,
+            close_position_ids: None,
+        };
+        let queue = [queued_long(btc.id)];
+        // $1,000 with $600 reserved by the queued long: a $500 short fails the funds check too.
+        fn short<'a>(
+            s: &'a TradingState,
+            btc: &'a Instrument,
+            queued: &'a [Operation],
+        ) -> OpenCheck<'a> {
+            OpenCheck {
+                state: s,
+                market: btc,
+                is_long: false,
+                margin: 500 * WAD,
+                leverage: 10,
+                use_debt: false,
+                mark: Some(830655),
+                funds: Some(OpenFunds {
+                    available_balance: 400 * WAD,
+                    available_queued: 0,
+                    debt_room: 0,
+                }),
+                positions: Some(&[]),
+                queued: Some(queued),
+            }
+        }
+        let queue_ref: &[Operation] = &queue;
+        let refused = check_open(&short(&s, btc, queue_ref)).unwrap_err();
+        assert_eq!(refused.code(), "opposite_side_open");
+        let said = refused.to_string();
+        assert!(
+            said.contains("one side per market") && said.contains("long BTC position is queued"),
+            "{said}"
+        );
+        assert!(said.contains(&format!("{intent:#x}")), "{said}");
+        assert_eq!(
+            open_capacity(&short(&s, btc, queue_ref)).limit,
+            CapacityLimit::OtherSideHeld
+        );
+        // Without the queue it is the funds; the same side queued, or the other market, is fine.
+        assert_eq!(
+            check_open(&short(&s, btc, &[])).unwrap_err().code(),
+            "insufficient_balance"
+        );
+        let long = OpenCheck {
+            is_long: true,
+            margin: 100 * WAD,
+            ..short(&s, btc, queue_ref)
+        };
+        assert_eq!(check_open(&long), Ok(()));
+        let elsewhere = [queued_long(s.market("ETH").unwrap().id)];
+        let small = OpenCheck {
+            margin: 100 * WAD,
+            ..short(&s, btc, &elsewhere)
+        };
+        assert_eq!(check_open(&small), Ok(()));
+        // A queued close is not an open of either side.
+        let close = [Operation {
+            action: "closePositions".into(),
+            instrument_id: None,
+            is_long: None,
+            ..queued_long(btc.id)
+        }];
+        assert_eq!(
+            check_open(&OpenCheck {
+                margin: 100 * WAD,
+                ..short(&s, btc, &close)
+            }),
+            Ok(())
         );
     }
 
@@ -492,6 +623,7 @@ mod tests {
                 debt_room: 45 * WAD,
             }),
             positions: None,
+            queued: None,
         };
         assert_eq!(
             check_open(&base).unwrap_err().code(),
@@ -577,6 +709,7 @@ mod tests {
             mark: Some(829105),
             funds: None,
             positions: None,
+            queued: None,
         };
         assert_eq!(check_open(&over).unwrap_err().code(), "open_interest_cap");
         // The same open is fine on the short side, and without a known mark the cap is not applied.
