@@ -131,6 +131,7 @@ fn decimal_error(field: &str, text: &str, e: DecimalError, what: &str) -> Report
             format!("has more than {d} decimal places for {what}, got {text:?}")
         }
         DecimalError::Overflow => format!("is too large, got {text:?}"),
+        DecimalError::Grouping => format!("{e}, got {text:?}"),
         _ => format!("must be {what} like 82800.5, got {text:?}"),
     };
     ReportError::input(field, message)
@@ -153,6 +154,12 @@ mod tests {
         assert!(margin("0").is_err());
         assert!(margin("10000000.01").is_err());
         assert!(margin("1.0000001").is_err());
+        assert_eq!(margin("1,500.25").unwrap(), 1_500_250_000_000_000_000_000);
+        let comma = margin("0,5").unwrap_err().to_string();
+        assert!(
+            comma.starts_with("--margin: has a comma that does not separate thousands"),
+            "{comma}"
+        );
         assert_eq!(leverage("500").unwrap(), 500);
         assert_eq!(leverage("10x").unwrap(), 10);
         assert!(

@@ -946,6 +946,83 @@ fn the_cli_prints_through_one_writer() {
 
 /// A link that cannot be read, or prefill flags before a command they cannot fill, are bad input:
 /// exit 2 with the reason, before any key, passphrase or terminal is touched.
+/// A decimal comma is neither read as a thousands separator (`10,5` → 105) nor guessed to be a
+/// decimal: refused with the reason, before any read, on every money flag.
+#[test]
+fn a_comma_only_groups_thousands_in_money() {
+    let owner = "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23";
+    // Port 9 answers nothing: a refusal here was made before any network read.
+    let far = ["--api", "http://127.0.0.1:9", "--owner", owner, "--json"];
+    let cases: [(&[&str], &str); 4] = [
+        (&["withdraw", "--amount", "10,5", "--yes"], "amount"),
+        (&["deposit", "--amount", "25,50", "--yes"], "amount"),
+        (
+            &[
+                "quote",
+                "--offline",
+                "--entry",
+                "82800.3",
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--leverage",
+                "10",
+                "--margin",
+                "0,5",
+            ],
+            "margin",
+        ),
+        (
+            &[
+                "quote",
+                "--offline",
+                "--entry",
+                "82.800,3",
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--leverage",
+                "10",
+                "--margin",
+                "100",
+            ],
+            "entry",
+        ),
+    ];
+    for (args, field) in cases {
+        let all: Vec<&str> = args.iter().chain(&far).copied().collect();
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", text(&out.stderr));
+        let e = stdout_json(&out);
+        assert_eq!(e["error"]["field"], field, "{e}");
+        let message = e["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("has a comma that does not separate thousands"),
+            "{all:?}: {message}"
+        );
+    }
+    // A real thousands group still reads as one.
+    let out = run(&[
+        "quote",
+        "--offline",
+        "--entry",
+        "82,800.3",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--leverage",
+        "10",
+        "--margin",
+        "1,000",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(stdout_json(&out)["marginUsd"], 1000.0);
+}
+
 #[test]
 fn unreadable_links_and_misplaced_prefills_are_bad_input() {
     for args in [
