@@ -650,6 +650,9 @@ pub fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
+            if let Some(negative) = negative_value(&e, &raw) {
+                return negative.report(json);
+            }
             return CliError::Usage(one_line(&e)).report(json);
         }
     };
@@ -665,6 +668,54 @@ pub fn main() -> ExitCode {
         );
     }
     code
+}
+
+/// A negative number given to a flag that takes none, said as that: clap reads `--amount -1` as
+/// an unknown argument `-1`, and `--page -1` as a digit it cannot parse. No flag of this
+/// program takes a negative number except those that parse their own (`--move`, prices).
+fn negative_value(e: &clap::Error, raw: &[String]) -> Option<CliError> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = |kind| match e.get(kind) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        _ => None,
+    };
+    let is_negative_number = |v: &str| {
+        v.strip_prefix('-')
+            .is_some_and(|n| n.parse::<f64>().is_ok())
+    };
+    let (flag, value) = match e.kind() {
+        ErrorKind::UnknownArgument => {
+            // clap names only the first "short flag" of `-10.5`: `-1`.
+            let named = text(ContextKind::InvalidArg)?;
+            let at = raw
+                .iter()
+                .skip(1)
+                .position(|a| a.starts_with(&named) && is_negative_number(a))?
+                + 1;
+            let flag = raw.get(at - 1).filter(|f| f.starts_with("--"))?;
+            (flag.trim_start_matches('-').to_string(), raw[at].clone())
+        }
+        ErrorKind::ValueValidation | ErrorKind::InvalidValue => {
+            let value = text(ContextKind::InvalidValue)?;
+            let arg = text(ContextKind::InvalidArg)?;
+            let flag = arg
+                .strip_prefix("--")?
+                .split([' ', '='])
+                .next()?
+                .to_string();
+            (flag, value)
+        }
+        _ => return None,
+    };
+    is_negative_number(&value).then(|| {
+        CliError::input(
+            &flag,
+            format!(
+                "cannot be negative, got {:?}",
+                crate::text::sanitize_line(&value, 24)
+            ),
+        )
+    })
 }
 
 /// clap's message in one line: the problem, the arguments it names, no usage block.

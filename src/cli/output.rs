@@ -29,6 +29,11 @@ pub enum CliError {
     /// The relayer refused the intent: nothing was queued. `code` is the exchange's own.
     #[error("the relayer refused it ({code}): {message}")]
     Refused { code: String, message: String },
+    /// The exchange's state refuses it now (trading, a market or the intake paused), found by
+    /// the pre-trade checks or said by the relayer: nothing was done, and the same command may
+    /// pass later. `reason` is the relayer's code for it.
+    #[error("{message}")]
+    State { reason: String, message: String },
     /// The command ran and printed its result, but what was asked did not (yet) happen: the
     /// exit status says which. The result document already says it, so JSON mode adds nothing.
     #[error("{message}")]
@@ -46,10 +51,12 @@ pub enum Unsettled {
     Pending,
 }
 
-/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these three.
+/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these four. The README's
+/// "Exit codes" table is the one place they are documented.
 pub const EXIT_REFUSED: u8 = 3;
 pub const EXIT_FAILED: u8 = 4;
 pub const EXIT_PENDING: u8 = 5;
+pub const EXIT_STATE: u8 = 6;
 
 /// What a set of intents' fates means for the exit status: every one `wanted` is success; any
 /// other settled fate is a failure; a fate not seen (`pending`, `unknown`) is pending. The worst
@@ -96,6 +103,22 @@ impl CliError {
         }
     }
 
+    /// The relayer refused an intent with `code`: a state refusal (exit 6) when the code is
+    /// about the exchange's state, otherwise a refusal of the intent itself (exit 3).
+    pub(crate) fn refused(code: &str, message: String) -> Self {
+        if crate::protocol::relayer::is_state_refusal(code) {
+            CliError::State {
+                reason: code.to_string(),
+                message: format!("the relayer refused it now ({code}): {message}"),
+            }
+        } else {
+            CliError::Refused {
+                code: code.to_string(),
+                message,
+            }
+        }
+    }
+
     pub(crate) fn code(&self) -> &'static str {
         match self {
             CliError::Input { .. } => "invalid_argument",
@@ -105,6 +128,7 @@ impl CliError {
             CliError::Malformed(_) => "malformed_answer",
             CliError::Local(_) => "local_failure",
             CliError::Refused { .. } => "refused",
+            CliError::State { .. } => "exchange_state",
             CliError::Unsettled { status, .. } => match status {
                 Unsettled::Refused => "refused",
                 Unsettled::Failed => "not_settled",
@@ -113,12 +137,14 @@ impl CliError {
         }
     }
 
-    /// 2: the caller must change something; 1: the world failed, trying later may work.
+    /// 2: the caller must change something; 1: the world failed, trying later may work; 6: the
+    /// exchange's state refuses it for now (see the README's exit code table).
     pub(crate) fn exit_code(&self) -> ExitCode {
         match self {
             CliError::Input { .. } | CliError::Usage(_) | CliError::Config(_) => ExitCode::from(2),
             CliError::Network(_) | CliError::Malformed(_) | CliError::Local(_) => ExitCode::from(1),
             CliError::Refused { .. } => ExitCode::from(EXIT_REFUSED),
+            CliError::State { .. } => ExitCode::from(EXIT_STATE),
             CliError::Unsettled { status, .. } => ExitCode::from(match status {
                 Unsettled::Refused => EXIT_REFUSED,
                 Unsettled::Failed => EXIT_FAILED,
@@ -142,7 +168,11 @@ impl CliError {
                 CliError::Refused { code, .. } => crate::text::sanitize_line(code, 64),
                 _ => self.code().to_string(),
             };
-            print_json_line(&json!({"error": {"code": code, "field": field, "message": message}}));
+            let mut error = json!({"code": code, "field": field, "message": message});
+            if let CliError::State { reason, .. } = self {
+                error["reason"] = Value::String(crate::text::sanitize_line(reason, 64));
+            }
+            print_json_line(&json!({ "error": error }));
         } else {
             eprintln!("error: {message}");
         }
@@ -309,6 +339,16 @@ mod tests {
         assert_eq!(status(&["cancelled"]), EXIT_FAILED);
         assert_eq!(status(&["failed", "refused: nonce_used"]), EXIT_REFUSED);
         assert!(expect_outcomes("cancelled", ["cancelled"]).is_ok());
+    }
+
+    #[test]
+    fn a_state_refusal_is_not_a_refusal_of_the_intent() {
+        let paused = CliError::refused("intake_paused", "Paused".into());
+        assert_eq!(paused.code(), "exchange_state");
+        assert_eq!(paused.exit_code(), ExitCode::from(EXIT_STATE));
+        let nonce = CliError::refused("nonce_used", "used".into());
+        assert_eq!(nonce.code(), "refused");
+        assert_eq!(nonce.exit_code(), ExitCode::from(EXIT_REFUSED));
     }
 
     #[test]

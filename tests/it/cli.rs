@@ -370,7 +370,7 @@ fn bad_addresses_ids_and_impossible_intents_are_refused() {
                 open(good, 0, ten, 0),
             ],
             "message",
-            "leverage_above_maximum",
+            "leverage_below_minimum",
         ),
         (
             vec![
@@ -1021,6 +1021,35 @@ fn a_comma_only_groups_thousands_in_money() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert_eq!(stdout_json(&out)["marginUsd"], 1000.0);
+}
+
+/// A negative number is said as that, naming its flag, not as clap's "unexpected argument '-1'".
+#[test]
+fn a_negative_number_names_its_flag() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["withdraw", "--amount", "-1"], "amount"),
+        (&["deposit", "--amount", "-10.5", "--yes"], "amount"),
+        (&["close", "--all", "--wait", "-1"], "wait"),
+        (&["leaderboard", "--page", "-2"], "page"),
+        (&["demo", "--balance", "-5"], "balance"),
+    ];
+    for (args, field) in cases {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!("error: --{field}: cannot be negative, got \"-")),
+            "{args:?}: {stderr}"
+        );
+        let mut json_args = args.to_vec();
+        json_args.push("--json");
+        let e = stdout_json(&run(&json_args));
+        assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
+        assert_eq!(e["error"]["field"], field, "{e}");
+    }
+    // An unknown flag is still a usage error.
+    let out = run(&["withdraw", "--amount", "10", "-x"]);
+    assert!(text(&out.stderr).contains("unexpected argument '-x'"));
 }
 
 #[test]
