@@ -656,6 +656,9 @@ pub fn main() -> ExitCode {
             return CliError::Usage(one_line(&e)).report(json);
         }
     };
+    if let Err(e) = global_given_once(&raw) {
+        return e.report(json);
+    }
     let code = match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => e.report(json),
@@ -668,6 +671,47 @@ pub fn main() -> ExitCode {
         );
     }
     code
+}
+
+/// The global flags that take a value. clap refuses one given twice at the same level, but
+/// takes the last silently when it stands before and after the subcommand
+/// (`--watch A positions --watch B`): which wallet, which exchange was meant is a guess.
+const GLOBAL_VALUE_FLAGS: [&str; 7] = [
+    "--api",
+    "--info-url",
+    "--rpc-url",
+    "--data-dir",
+    "--owner",
+    "--key-backend",
+    "--watch",
+];
+
+/// Refuse a global flag given twice with different values (the same value twice is harmless).
+fn global_given_once(raw: &[String]) -> Result<(), CliError> {
+    for flag in GLOBAL_VALUE_FLAGS {
+        let prefix = format!("{flag}=");
+        let mut values: Vec<&str> = Vec::new();
+        let mut args = raw.iter().skip(1).take_while(|a| *a != "--");
+        while let Some(arg) = args.next() {
+            if arg == flag {
+                values.extend(args.next().map(String::as_str));
+            } else if let Some(v) = arg.strip_prefix(&prefix) {
+                values.push(v);
+            }
+        }
+        if let Some(other) = values.iter().find(|v| v.trim() != values[0].trim()) {
+            return Err(CliError::input(
+                flag.trim_start_matches('-'),
+                format!(
+                    "is given twice with different values ({:?} and {:?}); give it once, \
+                     nothing was done",
+                    crate::text::sanitize_line(values[0], 60),
+                    crate::text::sanitize_line(other, 60)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A negative number given to a flag that takes none, said as that: clap reads `--amount -1` as
@@ -802,12 +846,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         crate::protocol::eip712::lock_read_only();
     }
+    // Checked whether or not the command stores a key: a typo is never silently ignored.
+    if let Some(b) = &cli.key_backend {
+        session::backend(b).map_err(|m| CliError::input("key-backend", m))?;
+    } else if let Some(b) = &file.key_backend {
+        session::backend(b).map_err(|m| CliError::Config(format!("config key_backend {m}")))?;
+    }
+    let key_backend = cli.key_backend.or(file.key_backend);
     let ctx = Context {
         json: cli.json,
         http: ExchangeHttp::new(&api, &info, HttpConfig::default()).with_rpc_url(&rpc),
         data_dir,
         owner: cli.owner.or(file.owner),
-        key_backend: cli.key_backend.or(file.key_backend),
+        key_backend,
         watch,
         ui: file.ui,
         // Checked when the file was read.

@@ -1023,6 +1023,81 @@ fn a_comma_only_groups_thousands_in_money() {
     assert_eq!(stdout_json(&out)["marginUsd"], 1000.0);
 }
 
+/// Conflicting input is refused, not resolved silently: a typed-data message giving a key twice,
+/// two different `--watch` wallets.
+#[test]
+fn conflicting_input_is_refused() {
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "OpenPosition",
+        "--message",
+        r#"{"user":"0x2c7536e3605d9c16a7a3d7b1898e529396a65c23","instrumentId":0,"isLong":true,"size":"10000000000000000000","size":"1000000000000000000000","leverage":10,"useDebt":false}"#,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stdout_json(&out);
+    assert_eq!(e["error"]["field"], "message", "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the key \"size\" is given twice"),
+        "{e}"
+    );
+    let (a, b) = (
+        "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23",
+        "0x14791697260e4c9a71f18484c9f997b308e59325",
+    );
+    for args in [
+        vec!["--watch", a, "positions", "--watch", b],
+        vec!["--watch", a, "positions", &format!("--watch={b}")],
+        vec![
+            "--api",
+            "http://127.0.0.1:8",
+            "markets",
+            "--api",
+            "http://127.0.0.1:9",
+        ],
+    ] {
+        let mut all = args.clone();
+        all.push("--json");
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = stdout_json(&out);
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!(
+                    "{}: is given twice with different values",
+                    args[0]
+                )),
+            "{e}"
+        );
+    } // A backend that does not exist is refused even where no key is stored.
+    let out = run(&[
+        "--key-backend",
+        "keyrnig",
+        "quote",
+        "--offline",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "100",
+        "--leverage",
+        "10",
+        "--entry",
+        "82800",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let e = stdout_json(&out);
+    assert_eq!(e["error"]["field"], "key-backend", "{e}");
+}
+
 /// A negative number is said as that, naming its flag, not as clap's "unexpected argument '-1'".
 #[test]
 fn a_negative_number_names_its_flag() {
