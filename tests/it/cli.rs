@@ -1050,8 +1050,24 @@ fn conflicting_input_is_refused() {
         "0x14791697260e4c9a71f18484c9f997b308e59325",
     );
     for args in [
-        vec!["--watch", a, "positions", "--watch", b],
-        vec!["--watch", a, "positions", &format!("--watch={b}")],
+        // Port 9 answers nothing: were the flag taken, the run would fail there, not exit 2.
+        vec![
+            "--watch",
+            a,
+            "positions",
+            "--watch",
+            b,
+            "--api",
+            "http://127.0.0.1:9",
+        ],
+        vec![
+            "--watch",
+            a,
+            "positions",
+            &format!("--watch={b}"),
+            "--api",
+            "http://127.0.0.1:9",
+        ],
         vec![
             "--api",
             "http://127.0.0.1:8",
