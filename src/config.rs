@@ -225,8 +225,9 @@ impl UiConfig {
             .is_some_and(|t| t.eq_ignore_ascii_case("light"))
     }
 
+    /// `max_fps`, checked to [`MAX_FPS_RANGE`] when the file is read.
     pub(crate) fn max_fps(&self) -> u32 {
-        self.max_fps.unwrap_or(10).clamp(1, 60)
+        self.max_fps.unwrap_or(10)
     }
 
     /// `max_mark_age_s`, checked to 1–60 s when the file is read.
@@ -235,6 +236,43 @@ impl UiConfig {
             crate::app::freshness::DEFAULT_MAX_MARK_AGE,
             std::time::Duration::from_secs,
         )
+    }
+}
+
+/// The poll intervals a `[poll]` key may set: faster than 4 reads a second hammers the exchange,
+/// slower than 10 minutes is no longer live data.
+pub(crate) const POLL_RANGE_MS: std::ops::RangeInclusive<u64> = 250..=600_000;
+/// The redraw rates `[ui] max_fps` may set.
+pub(crate) const MAX_FPS_RANGE: std::ops::RangeInclusive<u32> = 1..=60;
+
+impl FileConfig {
+    /// `[poll]` and `[ui] max_fps` within their ranges, or the first that is not: refused when
+    /// the file is read rather than clamped without a word.
+    fn paces(&self) -> Result<(), String> {
+        let poll = self.poll.unwrap_or(PollConfig {
+            markets_ms: None,
+            protocol_ms: None,
+        });
+        for (key, value) in [
+            ("poll.markets_ms", poll.markets_ms),
+            ("poll.protocol_ms", poll.protocol_ms),
+        ] {
+            if let Some(v) = value.filter(|v| !POLL_RANGE_MS.contains(v)) {
+                return Err(format!(
+                    "{key}: {v} is outside {}..={} milliseconds",
+                    POLL_RANGE_MS.start(),
+                    POLL_RANGE_MS.end()
+                ));
+            }
+        }
+        if let Some(v) = self.ui.max_fps.filter(|v| !MAX_FPS_RANGE.contains(v)) {
+            return Err(format!(
+                "ui.max_fps: {v} is outside {}..={}",
+                MAX_FPS_RANGE.start(),
+                MAX_FPS_RANGE.end()
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -367,6 +405,12 @@ impl FileConfig {
             return Err(ConfigError::Invalid {
                 path: shown,
                 reason: format!("ui.max_mark_age_s: {s} is outside 1..=60 seconds"),
+            });
+        }
+        if let Err(reason) = config.paces() {
+            return Err(ConfigError::Invalid {
+                path: shown,
+                reason,
             });
         }
         if let Err(reason) = config.deadlines.deadlines() {
@@ -517,10 +561,27 @@ mod tests {
                 .to_string()
                 .contains("ui.max_mark_age_s")
         );
-        std::fs::write(&path, "[ui]\ntheme = \"light\"\nmax_fps = 500\n").unwrap();
+        std::fs::write(&path, "[ui]\ntheme = \"light\"\nmax_fps = 60\n").unwrap();
         let ui = FileConfig::load_from(&path).unwrap().ui;
         assert!(ui.light());
         assert_eq!(ui.max_fps(), 60);
+        // Out of range is refused by name, not clamped without a word.
+        for (text, says) in [
+            ("[ui]\nmax_fps = 500\n", "ui.max_fps: 500 is outside 1..=60"),
+            ("[ui]\nmax_fps = 0\n", "ui.max_fps: 0 is outside"),
+            (
+                "[poll]\nmarkets_ms = 10\n",
+                "poll.markets_ms: 10 is outside 250..=600000",
+            ),
+            (
+                "[poll]\nprotocol_ms = 3600000\n",
+                "poll.protocol_ms: 3600000 is outside",
+            ),
+        ] {
+            std::fs::write(&path, text).unwrap();
+            let e = FileConfig::load_from(&path).unwrap_err().to_string();
+            assert!(e.contains(says), "{text}: {e}");
+        }
         std::fs::write(&path, "[ui.keys]\nlong = \"o\"\nshort = \"o\"\n").unwrap();
         assert!(
             FileConfig::load_from(&path)

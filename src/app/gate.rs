@@ -27,6 +27,9 @@ impl Connection {
     pub fn text(&self) -> String {
         match self {
             Connection::Connecting => "connecting…".into(),
+            Connection::Down(why) if answered_badly(why) => {
+                format!("EXCHANGE ANSWER MALFORMED: {why}")
+            }
             Connection::Down(why) => format!("EXCHANGE UNREACHABLE: {why}"),
             Connection::Degraded(problems) => problems.join(" · "),
             Connection::Up => "connected".into(),
@@ -36,6 +39,13 @@ impl Connection {
     pub(crate) fn is_up(&self) -> bool {
         *self == Connection::Up
     }
+}
+
+/// Whether a read's failure is an answer that arrived but could not be read (malformed, or
+/// larger than its cap), as `FetchError` words it, rather than no answer at all: the exchange is
+/// then reachable, and saying "unreachable" would send the trader to check their network.
+fn answered_badly(why: &str) -> bool {
+    why.contains(": malformed answer") || why.contains(": the answer exceeds")
 }
 
 /// The session key as the exchange sees it.
@@ -189,7 +199,11 @@ impl App {
     ) -> Result<(), String> {
         self.key_gate(crate::clock::unix_s(now))?;
         if let Connection::Down(why) = self.connection(now) {
-            return Err(format!("the exchange is unreachable ({why})"));
+            return Err(if answered_badly(&why) {
+                format!("the exchange's answers cannot be read ({why})")
+            } else {
+                format!("the exchange is unreachable ({why})")
+            });
         }
         if let Some(why) = self.relayer_problem(now) {
             return Err(why);
@@ -209,5 +223,52 @@ impl App {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::Mode;
+    use crate::client::FetchError;
+    use crate::feed::market::MarketEvent;
+    use crate::protocol::wire::DecodeError;
+
+    fn down_with(error: FetchError) -> String {
+        let mut app = App::new(Mode::Demo, None);
+        let now = SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000);
+        app.freshness.apply(&MarketEvent::Failed {
+            source: Source::Trading,
+            error: error.to_string(),
+            at: now,
+        });
+        app.connection(now).text()
+    }
+
+    #[test]
+    fn a_malformed_answer_is_not_called_unreachable() {
+        let url = "http://127.0.0.1:1/state/trading".to_string();
+        let header = down_with(FetchError::Malformed {
+            url: url.clone(),
+            error: DecodeError::new("instruments", "expected an array"),
+        });
+        assert!(
+            header.starts_with("EXCHANGE ANSWER MALFORMED: "),
+            "{header}"
+        );
+        let header = down_with(FetchError::TooLarge {
+            url: url.clone(),
+            endpoint: "/state/trading".into(),
+            cap: 1 << 20,
+        });
+        assert!(
+            header.starts_with("EXCHANGE ANSWER MALFORMED: "),
+            "{header}"
+        );
+        let header = down_with(FetchError::Unreachable {
+            url,
+            reason: "connection refused".into(),
+        });
+        assert!(header.starts_with("EXCHANGE UNREACHABLE: "), "{header}");
     }
 }

@@ -99,6 +99,7 @@ impl Ticket {
             Ok(m) if m > MAX_MARGIN_MICRO => Err("margin must be at most $10,000,000".into()),
             Ok(m) => Ok(m * (WAD / 1_000_000)),
             Err(DecimalError::TooPrecise(_)) => Err("at most 6 decimals".into()),
+            Err(e @ DecimalError::Grouping) => Err(format!("margin {e}")),
             Err(_) => Err("not a USD amount".into()),
         }
     }

@@ -14,7 +14,9 @@ use crate::protocol::units::{signed, wad_text};
 
 use super::Context;
 use super::output::say;
-use super::output::{Align, CliError, Table, print_json, usd, usd_signed};
+use super::output::{
+    Align, CliError, Precision, Table, print_json, time_utc, usd, usd_signed, usd_signed_shown,
+};
 
 use crate::report::explorer::{self as report, SORT_KEYS, WINDOWS};
 
@@ -156,7 +158,8 @@ fn ranked_table(rows: &[Ranked], key: SortKey) -> String {
         ("VOLUME", Align::Right),
         ("OPEN", Align::Right),
         (key.name(), Align::Right),
-    ]);
+    ])
+    .keep(&[10, 9, 5, 10, 6, 7, 8]);
     for r in rows {
         let mut cells = vec![
             r.rank.to_string(),
@@ -374,6 +377,7 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
     );
     if !page.trades.is_empty() {
         let mut t = Table::new(&[
+            ("TIME (UTC)", Align::Left),
             ("POSITION", Align::Right),
             ("MARKET", Align::Left),
             ("SIDE", Align::Left),
@@ -383,17 +387,21 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
             ("PAPER", Align::Right),
             ("", Align::Left),
             ("FROM", Align::Left),
-        ]);
+        ])
+        .keep(&[7, 10, 10, 9, 6, 8, 10, 4, 9, 3]);
+        let precision = Precision::read(&ctx.http).await;
         for tr in &page.trades {
             t.row(vec![
+                tr.time.map_or("—".into(), time_utc),
                 tr.position_id.to_string(),
                 tr.market.clone(),
                 if tr.is_long { "LONG" } else { "SHORT" }.into(),
                 tr.leverage.map_or("—".into(), |l| format!("{l}x")),
-                tr.exit.map_or("—".into(), |x| x.to_string()),
+                tr.exit
+                    .map_or("—".into(), |x| precision.price(&tr.market, None, x)),
                 tr.net_pnl
                     .map(usd_signed)
-                    .or_else(|| tr.feed_pnl_usd.map(|p| format!("{p:+.2}")))
+                    .or_else(|| tr.feed_pnl_usd.map(usd_signed_shown))
                     .unwrap_or_else(|| "—".into()),
                 tr.paper_minted
                     .map_or("—".into(), |p| wad_text(signed(p), 4)),

@@ -47,7 +47,14 @@ pub async fn deposit(ctx: &Context, a: DepositArgs) -> Result<(), CliError> {
                 CliError::Malformed(mismatch.to_string())
             }
         })?;
-    let plan = plan_deposit(inputs).map_err(|r| CliError::input("amount", r.to_string()))?;
+    let plan = plan_deposit(inputs).map_err(|r| match r {
+        // Not the amount's fault: it passes once the sweeper has taken the earlier one.
+        DepositRefusal::PreviousDepositUnswept { .. } => CliError::State {
+            reason: "previous_deposit_unswept".into(),
+            message: format!("{r}; nothing was signed"),
+        },
+        _ => CliError::input("amount", r.to_string()),
+    })?;
     for line in plan.lines(owner) {
         eprintln!("{line}");
     }

@@ -235,6 +235,28 @@ mod tests {
     }
 
     #[test]
+    fn a_decimal_comma_in_a_link_margin_is_dropped_not_read_as_thousands() {
+        let mut app = App::new(Mode::Demo, None);
+        let prefill = PrefillArgs {
+            link: Some("https://papertrade-terminal.pages.dev/?market=BTC&margin=0,5".into()),
+            ..PrefillArgs::default()
+        };
+        apply_prefill(&mut app, &prefill).unwrap();
+        assert_eq!(
+            app.ticket.margin_text, "100",
+            "not $5, not $0.5: the default"
+        );
+        let notes = notes(&app);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].starts_with(
+                "margin dropped: --margin: has a comma that does not separate thousands"
+            ),
+            "{notes:?}"
+        );
+    }
+
+    #[test]
     fn an_unreadable_link_is_bad_input_and_fills_nothing() {
         let mut app = App::new(Mode::Demo, None);
         let prefill = PrefillArgs {

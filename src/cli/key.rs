@@ -312,13 +312,13 @@ pub fn report_submission(
             status,
             code,
             message,
-        } => Err(CliError::Refused {
-            code: code.clone(),
-            message: crate::protocol::relayer::explain_refusal(
+        } => Err(CliError::refused(
+            code,
+            crate::protocol::relayer::explain_refusal(
                 code,
                 &format!("{message} (HTTP {status}); nothing was queued"),
             ),
-        }),
+        )),
         Submission::Unknown { reason } => {
             if !ctx.json {
                 eprintln!(

@@ -158,7 +158,8 @@ pub async fn bust_map(ctx: &Context, a: BustMapArgs) -> Result<(), CliError> {
         ("POS", Align::Right),
         ("CUM LONG", Align::Right),
         ("CUM SHORT", Align::Right),
-    ]);
+    ])
+    .keep(&[10, 10, 10, 6, 5, 5]);
     let cell = |w: u128| {
         if w == 0 {
             "·".to_string()
@@ -243,7 +244,13 @@ fn print_positions(ranked: &[&AtRisk], with_wallet: bool) {
         ("TO BUST", Align::Right),
         ("DANGER", Align::Left),
     ]);
-    let mut table = Table::new(&columns);
+    // The wallet (when shown) and the rank stay; then what tells the danger.
+    let keep: Vec<u8> = [10u8]
+        .into_iter()
+        .chain(with_wallet.then_some(9))
+        .chain([10, 9, 6, 4, 5, 7, 10, 8])
+        .collect();
+    let mut table = Table::new(&columns).keep(&keep);
     for (i, p) in ranked.iter().enumerate() {
         let mut row = vec![(i + 1).to_string()];
         if with_wallet {

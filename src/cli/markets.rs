@@ -26,7 +26,8 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
         ("MAX NOTIONAL", Align::Right),
         ("LONG OI / CAP", Align::Right),
         ("SHORT OI / CAP", Align::Right),
-    ]);
+    ])
+    .keep(&[10, 10, 9, 8, 4, 6, 6]);
     for m in &state.instruments {
         let mark = data.mark(m);
         let oi = |q: u128, cap: Cap| -> String {

@@ -29,6 +29,11 @@ pub enum CliError {
     /// The relayer refused the intent: nothing was queued. `code` is the exchange's own.
     #[error("the relayer refused it ({code}): {message}")]
     Refused { code: String, message: String },
+    /// The exchange's state refuses it now (trading, a market or the intake paused), found by
+    /// the pre-trade checks or said by the relayer: nothing was done, and the same command may
+    /// pass later. `reason` is the relayer's code for it.
+    #[error("{message}")]
+    State { reason: String, message: String },
     /// The command ran and printed its result, but what was asked did not (yet) happen: the
     /// exit status says which. The result document already says it, so JSON mode adds nothing.
     #[error("{message}")]
@@ -46,10 +51,12 @@ pub enum Unsettled {
     Pending,
 }
 
-/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these three.
+/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these four. The README's
+/// "Exit codes" table is the one place they are documented.
 pub const EXIT_REFUSED: u8 = 3;
 pub const EXIT_FAILED: u8 = 4;
 pub const EXIT_PENDING: u8 = 5;
+pub const EXIT_STATE: u8 = 6;
 
 /// What a set of intents' fates means for the exit status: every one `wanted` is success; any
 /// other settled fate is a failure; a fate not seen (`pending`, `unknown`) is pending. The worst
@@ -96,6 +103,22 @@ impl CliError {
         }
     }
 
+    /// The relayer refused an intent with `code`: a state refusal (exit 6) when the code is
+    /// about the exchange's state, otherwise a refusal of the intent itself (exit 3).
+    pub(crate) fn refused(code: &str, message: String) -> Self {
+        if crate::protocol::relayer::is_state_refusal(code) {
+            CliError::State {
+                reason: code.to_string(),
+                message: format!("the relayer refused it now ({code}): {message}"),
+            }
+        } else {
+            CliError::Refused {
+                code: code.to_string(),
+                message,
+            }
+        }
+    }
+
     pub(crate) fn code(&self) -> &'static str {
         match self {
             CliError::Input { .. } => "invalid_argument",
@@ -105,6 +128,7 @@ impl CliError {
             CliError::Malformed(_) => "malformed_answer",
             CliError::Local(_) => "local_failure",
             CliError::Refused { .. } => "refused",
+            CliError::State { .. } => "exchange_state",
             CliError::Unsettled { status, .. } => match status {
                 Unsettled::Refused => "refused",
                 Unsettled::Failed => "not_settled",
@@ -113,12 +137,14 @@ impl CliError {
         }
     }
 
-    /// 2: the caller must change something; 1: the world failed, trying later may work.
+    /// 2: the caller must change something; 1: the world failed, trying later may work; 6: the
+    /// exchange's state refuses it for now (see the README's exit code table).
     pub(crate) fn exit_code(&self) -> ExitCode {
         match self {
             CliError::Input { .. } | CliError::Usage(_) | CliError::Config(_) => ExitCode::from(2),
             CliError::Network(_) | CliError::Malformed(_) | CliError::Local(_) => ExitCode::from(1),
             CliError::Refused { .. } => ExitCode::from(EXIT_REFUSED),
+            CliError::State { .. } => ExitCode::from(EXIT_STATE),
             CliError::Unsettled { status, .. } => ExitCode::from(match status {
                 Unsettled::Refused => EXIT_REFUSED,
                 Unsettled::Failed => EXIT_FAILED,
@@ -142,7 +168,11 @@ impl CliError {
                 CliError::Refused { code, .. } => crate::text::sanitize_line(code, 64),
                 _ => self.code().to_string(),
             };
-            print_json_line(&json!({"error": {"code": code, "field": field, "message": message}}));
+            let mut error = json!({"code": code, "field": field, "message": message});
+            if let CliError::State { reason, .. } = self {
+                error["reason"] = Value::String(crate::text::sanitize_line(reason, 64));
+            }
+            print_json_line(&json!({ "error": error }));
         } else {
             eprintln!("error: {message}");
         }
@@ -210,9 +240,96 @@ pub(crate) fn write_out(text: &str) {
 }
 
 /// Human formatting lives with the units, so the CLI and the terminal UI show the same text.
+/// Every human table formats a thing one way: money `$1,234.57` (grouped, cents), prices at the
+/// market's precision (`82,332.0`), times `YYYY-MM-DD HH:MM` in UTC.
 pub use crate::protocol::units::{
     price_display as price, usd_signed_text as usd_signed, usd_text as usd,
 };
+
+/// A time for a person, in every table: `2026-10-13 03:41` UTC (the header says UTC).
+pub fn time_utc(ms: u64) -> String {
+    crate::clock::utc_minute_text(ms)
+}
+
+/// A dollar figure the exchange sends as a display float, as [`usd`] shows a wad: `$1,234.57`.
+pub fn usd_shown(x: f64) -> String {
+    let text = group_thousands(&format!("{:.2}", x.abs()));
+    if x < 0.0 && text != "0.00" {
+        format!("-${text}")
+    } else {
+        format!("${text}")
+    }
+}
+
+/// As [`usd_shown`] with an explicit `+` on gains, as [`usd_signed`].
+pub fn usd_signed_shown(x: f64) -> String {
+    let text = usd_shown(x);
+    if x > 0.0 && text != "$0.00" {
+        format!("+{text}")
+    } else {
+        text
+    }
+}
+
+/// A price the exchange sends as a display float or text, at the market's `decimals`, as
+/// [`price`] shows a raw one: `82,332.0`. Text that is not a number is shown as it came,
+/// sanitised.
+pub fn price_shown(text: &str, decimals: u32) -> String {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => group_thousands(&format!("{x:.prec$}", prec = decimals as usize)),
+        _ => crate::text::sanitize_line(text, 24),
+    }
+}
+
+/// The price decimals of each listed market, by symbol and by id, for tables of the exchange's
+/// display floats (the trades feed, history). Empty when the markets could not be read: prices
+/// are then shown with the digits they came with.
+#[derive(Debug, Default)]
+pub struct Precision(Vec<(String, u32, u32)>);
+
+impl Precision {
+    pub fn of(state: &crate::protocol::trading::TradingState) -> Self {
+        Self(
+            state
+                .instruments
+                .iter()
+                .map(|i| (i.symbol.clone(), i.id, i.price_decimals()))
+                .collect(),
+        )
+    }
+
+    /// The markets' precisions, or none when they cannot be read (a table is still printed).
+    pub async fn read(http: &crate::client::ExchangeHttp) -> Self {
+        http.trading_state()
+            .await
+            .map(|s| Self::of(&s))
+            .unwrap_or_default()
+    }
+
+    /// A display-float price of market `symbol` (or `#id`) as every table shows it.
+    pub fn price(&self, symbol: &str, id: Option<u32>, x: f64) -> String {
+        let found = self
+            .0
+            .iter()
+            .find(|(s, i, _)| s == symbol || Some(*i) == id);
+        match found {
+            Some((_, _, d)) => price_shown(&x.to_string(), *d),
+            None => quantity_shown(&x.to_string()),
+        }
+    }
+}
+
+/// A quantity (not money, not a price), grouped, its digits kept: `1,213.0961`.
+pub fn quantity_shown(text: &str) -> String {
+    let t = crate::text::sanitize_line(text.trim(), 32);
+    if t.parse::<f64>().is_ok() {
+        group_thousands(&t)
+    } else {
+        t
+    }
+}
+
+use crate::protocol::units::group_thousands;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -220,18 +337,50 @@ pub enum Align {
     Right,
 }
 
-/// A plain-text table with a header rule; columns sized to their widest cell.
+/// A plain-text table with a header rule; columns sized to their widest cell. On a terminal
+/// narrower than the table (or `COLUMNS` when stdout is not one), the least important columns
+/// are left out whole, as the UI's tables do, and a last line names them; a number is never cut.
 pub struct Table {
-    columns: Vec<(String, Align)>,
+    columns: Vec<(String, Align, u8)>,
     rows: Vec<Vec<String>>,
 }
 
+/// How wide a human table may be: the terminal's width, else `COLUMNS`, else unlimited (a
+/// pipe or a file gets every column).
+fn output_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if std::io::stdout().is_terminal()
+        && let Ok((w, _)) = crossterm::terminal::size()
+        && w > 0
+    {
+        return Some(usize::from(w));
+    }
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|w| *w > 0)
+}
+
 impl Table {
+    /// Every column stays whatever the width, until [`Table::keep`] says how much each matters.
     pub fn new(columns: &[(&str, Align)]) -> Self {
         Self {
-            columns: columns.iter().map(|(h, a)| (h.to_string(), *a)).collect(),
+            columns: columns
+                .iter()
+                .map(|(h, a)| (h.to_string(), *a, 10))
+                .collect(),
             rows: Vec::new(),
         }
+    }
+
+    /// How much each column matters on a narrow terminal, in order: lower goes first; 10 and
+    /// above always stay.
+    pub fn keep(mut self, keep: &[u8]) -> Self {
+        debug_assert_eq!(keep.len(), self.columns.len());
+        for (c, k) in self.columns.iter_mut().zip(keep) {
+            c.2 = *k;
+        }
+        self
     }
 
     pub fn row(&mut self, cells: Vec<String>) {
@@ -240,11 +389,16 @@ impl Table {
     }
 
     pub fn render(&self) -> String {
+        self.render_within(output_width())
+    }
+
+    /// The table in at most `width` columns when given (see [`Table`]).
+    pub fn render_within(&self, width: Option<usize>) -> String {
         let widths: Vec<usize> = self
             .columns
             .iter()
             .enumerate()
-            .map(|(i, (h, _))| {
+            .map(|(i, (h, _, _))| {
                 self.rows
                     .iter()
                     .map(|r| r[i].chars().count())
@@ -253,25 +407,52 @@ impl Table {
                     .unwrap_or(0)
             })
             .collect();
+        let shown = match width {
+            Some(w) => {
+                let sized: Vec<(usize, u8)> = widths
+                    .iter()
+                    .zip(&self.columns)
+                    .map(|(w, c)| (*w, c.2))
+                    .collect();
+                crate::ui::columns::fit_widths(&sized, w, 2)
+            }
+            None => vec![true; widths.len()],
+        };
         let line = |cells: Vec<&str>| -> String {
             let parts: Vec<String> = cells
                 .iter()
                 .zip(&self.columns)
                 .zip(&widths)
-                .map(|((cell, (_, align)), w)| match align {
+                .zip(&shown)
+                .filter(|(_, keep)| **keep)
+                .map(|(((cell, (_, align, _)), w), _)| match align {
                     Align::Left => format!("{cell:<w$}"),
                     Align::Right => format!("{cell:>w$}"),
                 })
                 .collect();
             parts.join("  ").trim_end().to_string()
         };
-        let mut out = line(self.columns.iter().map(|(h, _)| h.as_str()).collect());
+        let mut out = line(self.columns.iter().map(|(h, _, _)| h.as_str()).collect());
         out.push('\n');
         let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
         out.push_str(&line(rule.iter().map(String::as_str).collect()));
         for row in &self.rows {
             out.push('\n');
             out.push_str(&line(row.iter().map(String::as_str).collect()));
+        }
+        let dropped: Vec<&str> = self
+            .columns
+            .iter()
+            .zip(&shown)
+            .filter(|(_, keep)| !**keep)
+            .map(|((h, _, _), _)| h.as_str())
+            .collect();
+        if !dropped.is_empty() {
+            out.push_str(&format!(
+                "\n(left out at {} columns: {})",
+                width.unwrap_or(0),
+                dropped.join(", ")
+            ));
         }
         out
     }
@@ -309,6 +490,67 @@ mod tests {
         assert_eq!(status(&["cancelled"]), EXIT_FAILED);
         assert_eq!(status(&["failed", "refused: nonce_used"]), EXIT_REFUSED);
         assert!(expect_outcomes("cancelled", ["cancelled"]).is_ok());
+    }
+
+    #[test]
+    fn a_state_refusal_is_not_a_refusal_of_the_intent() {
+        let paused = CliError::refused("intake_paused", "Paused".into());
+        assert_eq!(paused.code(), "exchange_state");
+        assert_eq!(paused.exit_code(), ExitCode::from(EXIT_STATE));
+        let nonce = CliError::refused("nonce_used", "used".into());
+        assert_eq!(nonce.code(), "refused");
+        assert_eq!(nonce.exit_code(), ExitCode::from(EXIT_REFUSED));
+    }
+
+    #[test]
+    fn one_way_to_show_money_prices_and_times() {
+        assert_eq!(usd_shown(202_903_911.0), "$202,903,911.00");
+        assert_eq!(usd_shown(-1.005), "-$1.00");
+        assert_eq!(usd_shown(-0.001), "$0.00");
+        assert_eq!(usd_signed_shown(39.45), "+$39.45");
+        assert_eq!(usd_signed_shown(-1.1), "-$1.10");
+        assert_eq!(price_shown("82332", 1), "82,332.0");
+        assert_eq!(price_shown("2460", 2), "2,460.00");
+        assert_eq!(price_shown("x\u{1b}[2J", 1), "x");
+        assert_eq!(quantity_shown("1213.0961"), "1,213.0961");
+        assert_eq!(time_utc(1_791_862_860_000), "2026-10-13 03:41");
+    }
+
+    #[test]
+    fn a_narrow_table_leaves_out_the_least_important_columns_whole() {
+        let mut t = Table::new(&[
+            ("TIME", Align::Left),
+            ("PRICE", Align::Right),
+            ("WALLET", Align::Left),
+        ])
+        .keep(&[10, 8, 2]);
+        t.row(vec![
+            "2026-10-13 03:41".into(),
+            "82,332.0".into(),
+            "0x".repeat(21),
+        ]);
+        let wide = t.render_within(None);
+        assert!(wide.contains("WALLET"));
+        let narrow = t.render_within(Some(30));
+        assert!(
+            narrow.lines().take(3).all(|l| l.chars().count() <= 30),
+            "{narrow}"
+        );
+        assert_eq!(
+            narrow.lines().count(),
+            4,
+            "header, rule, row, what was left out"
+        );
+        assert!(
+            narrow.contains("82,332.0") && !narrow.contains("0x0x"),
+            "{narrow}"
+        );
+        assert!(
+            narrow.ends_with("(left out at 30 columns: WALLET)"),
+            "{narrow}"
+        );
+        // Columns that always stay stay, even past the width.
+        assert!(t.render_within(Some(5)).contains("2026-10-13 03:41"));
     }
 
     #[test]

@@ -11,7 +11,10 @@ use crate::protocol::units::{signed, wad_text};
 
 use super::Context;
 use super::output::say;
-use super::output::{Align, CliError, Table, print_json, usd};
+use super::output::{
+    Align, CliError, Precision, Table, price_shown, print_json, quantity_shown, time_utc, usd,
+    usd_shown, usd_signed_shown,
+};
 use crate::report::protocol as report;
 
 #[derive(Debug, Args)]
@@ -127,21 +130,23 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
         ("LONG OI / CAP", Align::Right),
         ("SHORT OI / CAP", Align::Right),
         ("24H VOLUME", Align::Right),
-    ]);
+    ])
+    .keep(&[10, 10, 9, 5, 6, 6, 7]);
     let text = |v: &Value| match v {
         Value::Null => "—".to_string(),
-        Value::String(s) => s.clone(),
+        Value::String(s) => crate::text::sanitize_line(s, 24),
         other => other.to_string(),
     };
-    let money = |v: &Value| match v.as_f64() {
-        Some(_) => format!("${}", crate::protocol::units::group_thousands(&text(v))),
-        None => "—".into(),
-    };
+    let money = |v: &Value| v.as_f64().map_or("—".into(), usd_shown);
+    let precision = Precision::of(&data.state);
     for m in value["markets"].as_array().into_iter().flatten() {
         let side = |s: &Value| format!("{} / {}", money(&s["oi_usd"]), money(&s["cap_usd"]));
+        let symbol = text(&m["symbol"]);
         t.row(vec![
-            text(&m["symbol"]),
-            text(&m["mark_price"]),
+            symbol.clone(),
+            m["mark_price"]
+                .as_f64()
+                .map_or("—".into(), |x| precision.price(&symbol, None, x)),
             text(&m["status"]),
             text(&m["max_leverage"]),
             side(&m["long"]),
@@ -169,6 +174,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
                 .iter()
                 .take(a.recent_trades as usize)
                 .collect::<Vec<_>>(),
+            &precision,
         );
     }
     for u in unavailable {
@@ -177,11 +183,12 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn print_trades(rows: &[&crate::protocol::stats::TradeEvent]) {
+fn print_trades(rows: &[&crate::protocol::stats::TradeEvent], precision: &Precision) {
     if rows.is_empty() {
         return;
     }
     let mut t = Table::new(&[
+        ("TIME (UTC)", Align::Left),
         ("KIND", Align::Left),
         ("MARKET", Align::Left),
         ("SIDE", Align::Left),
@@ -190,18 +197,22 @@ fn print_trades(rows: &[&crate::protocol::stats::TradeEvent]) {
         ("PRICE", Align::Right),
         ("PNL", Align::Right),
         ("WALLET", Align::Left),
-    ]);
+    ])
+    .keep(&[10, 10, 10, 9, 6, 7, 8, 8, 2]);
     for e in rows {
         let v = event_json(e);
-        let price = e.exit.or(e.entry).map_or("—".into(), |p| p.to_string());
+        let market = v["market"].as_str().unwrap_or("").to_string();
         t.row(vec![
+            time_utc(e.ts),
             v["kind"].as_str().unwrap_or("").to_uppercase(),
-            v["market"].as_str().unwrap_or("").to_string(),
+            market.clone(),
             v["side"].as_str().unwrap_or("").to_string(),
             format!("{}x", e.leverage),
-            format!("${:.0}", e.notional_usd),
-            price,
-            e.pnl_usd.map_or("—".into(), |p| format!("{p:+.2}")),
+            usd_shown(e.notional_usd),
+            e.exit.or(e.entry).map_or("—".into(), |p| {
+                precision.price(&market, Some(e.instrument_id), p)
+            }),
+            e.pnl_usd.map_or("—".into(), usd_signed_shown),
             format!("{:#x}", e.wallet),
         ]);
     }
@@ -224,7 +235,7 @@ pub async fn trades(ctx: &Context, a: TradesArgs) -> Result<(), CliError> {
     if rows.is_empty() {
         say!("no trades in the feed match");
     }
-    print_trades(&rows);
+    print_trades(&rows, &Precision::read(&ctx.http).await);
     Ok(())
 }
 
@@ -235,22 +246,24 @@ pub async fn candles(ctx: &Context, a: CandlesArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let mut t = Table::new(&[
-        ("TIME (ms)", Align::Right),
+        ("TIME (UTC)", Align::Left),
         ("OPEN", Align::Right),
         ("HIGH", Align::Right),
         ("LOW", Align::Right),
         ("CLOSE", Align::Right),
         ("VOLUME", Align::Right),
-    ]);
-    let cell = |s: &str| crate::text::sanitize_line(s, 24);
+    ])
+    .keep(&[10, 6, 7, 7, 10, 5]);
+    let decimals = crate::protocol::units::scale_decimals(c.price_scale).unwrap_or(0);
+    let price = |s: &str| price_shown(s, decimals);
     for k in &c.candles {
         t.row(vec![
-            k.t.to_string(),
-            cell(&k.o),
-            cell(&k.h),
-            cell(&k.l),
-            cell(&k.c),
-            cell(&k.v),
+            time_utc(k.t),
+            price(&k.o),
+            price(&k.h),
+            price(&k.l),
+            price(&k.c),
+            quantity_shown(&k.v),
         ]);
     }
     say!(

@@ -46,7 +46,8 @@ fn scenario_table(p: &Position, scenarios: &[Scenario]) -> String {
         ("NET PNL", Align::Right),
         ("ON MARGIN", Align::Right),
         ("", Align::Left),
-    ]);
+    ])
+    .keep(&[10, 9, 5, 4, 6, 10, 7, 8]);
     for s in scenarios {
         let net = s.net_pnl(p.margin);
         let movement = i128::from(s.exit) - i128::from(p.entry);
@@ -140,7 +141,8 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
         ("BUST", Align::Right),
         ("DISTANCE", Align::Right),
         ("OPEN", Align::Left),
-    ]);
+    ])
+    .keep(&[10, 6, 10, 9, 10]);
     for (p, v) in &l.steps {
         let bust = p.bust();
         table.row(vec![
@@ -151,13 +153,24 @@ pub async fn ladder(ctx: &Context, a: LadderArgs) -> Result<(), CliError> {
                 "{}%",
                 percent_text(i128::from(entry.abs_diff(bust)), u128::from(entry), 4)
             ),
+            // The code keeps the row within 80 columns; each reason is said in full below.
             match v {
                 Ok(()) => "ok".into(),
-                Err(r) => format!("refused: {r}"),
+                Err(r) => format!("refused: {}", r.code()),
             },
         ]);
     }
-    say!("{}\n", table.render());
+    say!("{}", table.render());
+    let mut said = Vec::new();
+    for (p, v) in &l.steps {
+        if let Err(r) = v
+            && !said.contains(&r.code())
+        {
+            said.push(r.code());
+            say!("{}: at {}x, {r}", r.code(), p.leverage);
+        }
+    }
+    say!();
     say!("{}", data.parameters_line());
     Ok(())
 }

@@ -48,18 +48,22 @@ pub fn owner(ctx: &Context) -> Result<Address, CliError> {
 }
 
 pub fn forced_backend(ctx: &Context) -> Result<Option<Backend>, CliError> {
-    match ctx
-        .key_backend
+    ctx.key_backend
         .as_deref()
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        None => Ok(None),
-        Some("keyring") => Ok(Some(Backend::Keyring)),
-        Some("keystore") => Ok(Some(Backend::Keystore)),
-        Some(other) => Err(CliError::input(
-            "key-backend",
-            format!("must be keyring or keystore, got {other:?}"),
+        .map(backend)
+        .transpose()
+        .map_err(|m| CliError::input("key-backend", m))
+}
+
+/// `keyring` or `keystore` (any case), or why not. Checked for every command when the program
+/// starts, so a typo is never ignored by a command that stores no key.
+pub fn backend(text: &str) -> Result<Backend, String> {
+    match text.to_ascii_lowercase().as_str() {
+        "keyring" => Ok(Backend::Keyring),
+        "keystore" => Ok(Backend::Keystore),
+        _ => Err(format!(
+            "must be keyring or keystore, got {:?}",
+            crate::text::sanitize_line(text, 24)
         )),
     }
 }

@@ -62,10 +62,34 @@ fn rejection_field(r: &OpenRejection) -> &'static str {
         OpenRejection::LeverageAboveMaximum { .. } | OpenRejection::LeverageBelowMinimum { .. } => {
             "leverage"
         }
-        // One side per market: no margin would pass, so it is not a margin problem.
+        // The position held on the other side refuses it, whatever the margin.
         OpenRejection::OppositeSideOpen { .. } | OpenRejection::OppositeSideQueued { .. } => "side",
-        _ => "margin",
+        OpenRejection::MarginBelowMinimum { .. }
+        | OpenRejection::NotionalAboveMaximum { .. }
+        | OpenRejection::NotionalBelowMinimum { .. }
+        | OpenRejection::InsufficientBalance { .. }
+        | OpenRejection::InsufficientQueued { .. }
+        | OpenRejection::InsufficientDebtRoom { .. }
+        | OpenRejection::OpenInterestCap { .. } => "margin",
     }
+}
+
+/// A failed open check as the command's error: the exchange's state (exit 6, may pass later)
+/// or the order itself (exit 2, naming the flag to change).
+fn open_refusal(r: &OpenRejection) -> CliError {
+    if r.is_exchange_state() {
+        return CliError::State {
+            reason: r.code().to_string(),
+            message: format!(
+                "the exchange refuses opens right now: {r}; nothing was signed (the same open \
+                 may pass once it resumes)"
+            ),
+        };
+    }
+    CliError::input(
+        rejection_field(r),
+        format!("the relayer would refuse this open: {r}; nothing was signed"),
+    )
 }
 
 /// Say what one send produced; a refusal or a broken answer is the caller's error.
@@ -109,12 +133,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         positions: Some(&live.state.open_positions),
         queued: Some(&live.state.operations),
     })
-    .map_err(|r| {
-        CliError::input(
-            rejection_field(&r),
-            format!("the relayer would refuse this open: {r}; nothing was signed"),
-        )
-    })?;
+    .map_err(|r| open_refusal(&r))?;
     // Only an open the relayer would take is worth the passphrase: unlock after the checks.
     let (key, meta) = usable_session_key(ctx, owner, &live.state)?;
     let p = Position {
@@ -326,7 +345,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 ));
             }
             // One refused batch does not stop the others; it is reported below.
-            Err(e @ CliError::Refused { .. }) => {
+            Err(e @ (CliError::Refused { .. } | CliError::State { .. })) => {
                 let reason = crate::text::sanitize_line(&e.to_string(), 300);
                 sent.push((one.intent_id, one.closes.clone(), "refused", Some(reason)));
             }

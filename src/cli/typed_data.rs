@@ -8,8 +8,7 @@ use super::output::{CliError, print_json};
 use super::{Context, TypedDataArgs};
 
 pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
-    let message: Value = serde_json::from_str(&a.message)
-        .map_err(|e| CliError::input("message", format!("is not JSON: {e}")))?;
+    let message = super::args::json_text("message", &a.message)?;
     let out = crate::report::typed_data::typed_data(
         &a.kind,
         message,

@@ -35,7 +35,8 @@ impl PollRates {
     pub(crate) fn from_config(poll: Option<&crate::config::PollConfig>) -> Self {
         let d = Self::default();
         let ms = |v: Option<u64>, default: Duration| {
-            v.map_or(default, |m| Duration::from_millis(m.clamp(250, 600_000)))
+            // Checked to `config::POLL_RANGE_MS` when the file is read.
+            v.map_or(default, Duration::from_millis)
         };
         Self {
             markets: ms(poll.and_then(|p| p.markets_ms), d.markets),

@@ -7,7 +7,7 @@ use alloy_primitives::{Address, U256, address};
 use serde::Deserialize;
 
 use super::hypercore_send::CORE_USDC_DECIMALS;
-use super::units::{format_scaled, parse_scaled};
+use super::units::{DecimalError, format_scaled, parse_scaled};
 
 /// DepositProxyFactory on HyperEVM (§1).
 pub const DEPOSIT_PROXY_FACTORY: Address = address!("0x1629b7d46bef6e13ff754174fc9f32dea309b38f");
@@ -30,8 +30,10 @@ pub const WAD_PER_CORE_WEI: u128 = 10_000_000_000;
 
 /// A USDC amount a person typed: positive, at most 6 decimals.
 pub fn parse_usdc(text: &str) -> Result<u64, String> {
-    let raw = parse_scaled(text, 6)
-        .map_err(|e| format!("must be a USDC amount with at most 6 decimals ({e})"))?;
+    let raw = parse_scaled(text, 6).map_err(|e| match e {
+        DecimalError::Grouping => format!("{e}, got {:?}", crate::text::sanitize_line(text, 32)),
+        _ => format!("must be a USDC amount with at most 6 decimals ({e})"),
+    })?;
     let raw = u64::try_from(raw).map_err(|_| "is too large".to_string())?;
     if raw == 0 {
         return Err("must be more than 0".into());
@@ -394,6 +396,13 @@ mod tests {
         assert!(parse_usdc("1.0000001").is_err());
         assert!(parse_usdc("0").is_err());
         assert!(parse_usdc("-5").is_err());
+        assert_eq!(parse_usdc("1,500.25"), Ok(1_500_250_000));
+        // `withdraw --amount 10,5` once withdrew 105 USDC.
+        let e = parse_usdc("10,5").unwrap_err();
+        assert!(
+            e.starts_with("has a comma that does not separate thousands"),
+            "{e}"
+        );
         let s: SpotClearinghouseState = serde_json::from_str(
             r#"{"balances":[{"coin":"HYPE","token":150,"hold":"0.0","total":"3.1","entryNtl":"120.0"},{"coin":"USDC","token":0,"hold":"1.5","total":"14.62548512","entryNtl":"0.0"}]}"#,
         )

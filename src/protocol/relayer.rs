@@ -71,6 +71,22 @@ pub enum RelayerAnswer {
     },
 }
 
+/// Refusal codes about the exchange's state at the moment, not about the intent: trading or
+/// the intake paused, the market not taking opens. Nothing was done, and the same request may
+/// pass once the state changes, so a script may retry it (exit 6) where it must not retry a bad
+/// input (exit 2). The pre-trade checks use the relayer's own codes for these.
+pub(crate) const STATE_REFUSALS: [&str; 4] = [
+    "trading_paused",
+    "market_not_openable",
+    "intake_paused",
+    "intake_action_paused",
+];
+
+/// Whether a refusal code is about the exchange's state ([`STATE_REFUSALS`]).
+pub(crate) fn is_state_refusal(code: &str) -> bool {
+    STATE_REFUSALS.contains(&code)
+}
+
 /// What the user should know about a refusal beyond the relayer's own words, if anything.
 /// `nonce_used` is nearly always the local nonce store falling behind the exchange (the
 /// relayer counts every nonce ever used; this client only remembers the ones it handed out).

@@ -25,11 +25,19 @@ pub enum DecimalError {
     Negative,
     #[error("is too large")]
     Overflow,
+    /// A comma (or `_`) that does not group thousands: `10,5` is not read as `105`, nor as a
+    /// decimal comma, since either reading could move money the person did not mean.
+    #[error(
+        "has a comma that does not separate thousands: commas only group whole digits in threes \
+         (1,500.25); a decimal takes a point (10.5)"
+    )]
+    Grouping,
 }
 
 /// Parse a non-negative decimal (`"82800.3"`, `"1,000"`, `"10"`) into an integer scaled by
 /// `10^decimals`, exactly. More fractional digits than `decimals` is an error (never silently
-/// rounded), except trailing zeros.
+/// rounded), except trailing zeros. Commas are accepted only as thousands separators
+/// ([`DecimalError::Grouping`] otherwise).
 pub fn parse_scaled(text: &str, decimals: u32) -> Result<u128, DecimalError> {
     let (negative, magnitude) = parse_signed_scaled(text, decimals)?;
     if negative && magnitude != 0 {
@@ -40,11 +48,7 @@ pub fn parse_scaled(text: &str, decimals: u32) -> Result<u128, DecimalError> {
 
 /// Parse a decimal with an optional sign into (is_negative, magnitude × 10^decimals).
 pub fn parse_signed_scaled(text: &str, decimals: u32) -> Result<(bool, u128), DecimalError> {
-    let cleaned: String = text
-        .trim()
-        .chars()
-        .filter(|c| *c != ',' && *c != '_')
-        .collect();
+    let cleaned = ungroup(text.trim())?;
     if cleaned.is_empty() {
         return Err(DecimalError::Empty);
     }
@@ -84,6 +88,30 @@ pub fn parse_signed_scaled(text: &str, decimals: u32) -> Result<(bool, u128), De
         .and_then(|v| v.checked_add(frac_value))
         .ok_or(DecimalError::Overflow)?;
     Ok((negative, magnitude))
+}
+
+/// `text` without its thousands separators, when every one of them separates thousands: the
+/// whole part's digits in groups of three after a first group of one to three (`1,500.25`,
+/// `12_000`), one kind of separator per number, none in the fraction. Anything else (`10,5`,
+/// `0,5`, `1,50`, `1.000,5`) is refused rather than guessed at: the one parser every amount
+/// goes through (flags, links, assistants' tool inputs, the UI's fields).
+fn ungroup(text: &str) -> Result<String, DecimalError> {
+    let separators: Vec<char> = text.chars().filter(|c| matches!(c, ',' | '_')).collect();
+    let Some(&separator) = separators.first() else {
+        return Ok(text.to_string());
+    };
+    let body = text.trim_start_matches(['-', '+']);
+    let whole = body.split_once('.').map_or(body, |(w, _)| w);
+    let mut groups = whole.split(separator);
+    let first_ok = groups
+        .next()
+        .is_some_and(|g| (1..=3).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_digit()));
+    let rest_ok = groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()));
+    let in_whole = whole.chars().filter(|c| *c == separator).count();
+    if !first_ok || !rest_ok || in_whole != separators.len() {
+        return Err(DecimalError::Grouping);
+    }
+    Ok(text.chars().filter(|c| *c != separator).collect())
 }
 
 /// Number of decimal digits in a power-of-ten scale (`10` → 1, `100` → 2, `1` → 0).
@@ -345,6 +373,33 @@ mod tests {
             Err(DecimalError::Overflow)
         );
         assert_eq!(parse_signed_scaled("-0.1", 6), Ok((true, 100_000)));
+    }
+
+    #[test]
+    fn commas_only_group_thousands() {
+        assert_eq!(parse_scaled("1,500.25", 6), Ok(1_500_250_000));
+        assert_eq!(parse_scaled("12,345,678", 0), Ok(12_345_678));
+        assert_eq!(parse_scaled("12_000", 0), Ok(12_000));
+        assert_eq!(parse_scaled("999", 0), Ok(999));
+        assert_eq!(parse_signed_scaled("-1,000.5", 1), Ok((true, 10_005)));
+        // A decimal comma is neither a thousands separator (105) nor a decimal (10.5).
+        for bad in [
+            "10,5",
+            "0,5",
+            "1,50",
+            "1,5000",
+            ",500",
+            "1,",
+            "1,,000",
+            "1.000,5",
+            "1,000.000,1",
+            "1,000_000",
+            "1234,567",
+            "10,5.0",
+        ] {
+            assert_eq!(parse_scaled(bad, 6), Err(DecimalError::Grouping), "{bad}");
+        }
+        assert!(DecimalError::Grouping.to_string().contains("(10.5)"));
     }
 
     #[test]

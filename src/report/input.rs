@@ -95,6 +95,66 @@ pub fn price(field: &str, text: &str, market: &Instrument) -> Result<u64, Report
         .ok_or_else(|| ReportError::input(field, "is beyond the contract's price range"))
 }
 
+/// JSON a person typed (`typed-data --message`), refused when an object gives a key twice:
+/// a parser would silently keep one of the two, and which one is a guess about money.
+pub fn json_text(field: &str, text: &str) -> Result<serde_json::Value, ReportError> {
+    let bad = |e: serde_json::Error| ReportError::input(field, format!("is not JSON: {e}"));
+    serde_json::from_str::<NoDuplicateKeys>(text).map_err(bad)?;
+    serde_json::from_str(text).map_err(bad)
+}
+
+/// Walks a JSON document only to refuse an object that gives a key twice.
+struct NoDuplicateKeys;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicateKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeys {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_unit<E>(self) -> Result<Self, E> {
+        Ok(self)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(self)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self, A::Error> {
+        let mut seen = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the key {:?} is given twice",
+                    crate::text::sanitize_line(&key, 40)
+                )));
+            }
+            map.next_value::<NoDuplicateKeys>()?;
+        }
+        Ok(self)
+    }
+}
+
 /// The positional arguments' names, as `--help` shows them (they are not flags).
 pub const POSITION_ID: &str = "<POSITION_ID>";
 pub const INTENT_ID: &str = "<INTENT_ID>";
@@ -131,6 +191,7 @@ fn decimal_error(field: &str, text: &str, e: DecimalError, what: &str) -> Report
             format!("has more than {d} decimal places for {what}, got {text:?}")
         }
         DecimalError::Overflow => format!("is too large, got {text:?}"),
+        DecimalError::Grouping => format!("{e}, got {text:?}"),
         _ => format!("must be {what} like 82800.5, got {text:?}"),
     };
     ReportError::input(field, message)
@@ -153,6 +214,12 @@ mod tests {
         assert!(margin("0").is_err());
         assert!(margin("10000000.01").is_err());
         assert!(margin("1.0000001").is_err());
+        assert_eq!(margin("1,500.25").unwrap(), 1_500_250_000_000_000_000_000);
+        let comma = margin("0,5").unwrap_err().to_string();
+        assert!(
+            comma.starts_with("--margin: has a comma that does not separate thousands"),
+            "{comma}"
+        );
         assert_eq!(leverage("500").unwrap(), 500);
         assert_eq!(leverage("10x").unwrap(), 10);
         assert!(
@@ -173,5 +240,16 @@ mod tests {
             assert!(e.starts_with("<POSITION_ID>: "), "{bad:?}: {e}");
         }
         assert!(side("up").is_err());
+    }
+
+    #[test]
+    fn json_with_a_key_given_twice_is_refused() {
+        let v = json_text("message", r#"{"a":{"b":[1,{"c":2.5}]},"size":"10"}"#).unwrap();
+        assert_eq!(v["a"]["b"][1]["c"], serde_json::json!(2.5));
+        for twice in [r#"{"size":"10","size":"1000"}"#, r#"{"a":[{"x":1,"x":1}]}"#] {
+            let e = json_text("message", twice).unwrap_err().to_string();
+            assert!(e.starts_with("--message: is not JSON: the key"), "{e}");
+            assert!(e.contains("is given twice"), "{e}");
+        }
     }
 }

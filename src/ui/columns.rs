@@ -18,19 +18,30 @@ impl Column {
 /// Which of `columns` fit in `width` (one space between columns), dropping the least important
 /// first.
 pub(super) fn fit(columns: &[Column], width: u16) -> Vec<bool> {
+    let sized: Vec<(usize, u8)> = columns
+        .iter()
+        .map(|c| (usize::from(c.width), c.keep))
+        .collect();
+    fit_widths(&sized, usize::from(width), 1)
+}
+
+/// The one way a table gives way to a narrow terminal, the UI's and the CLI's: of columns
+/// `(width, keep)` with `gap` between them, drop the least important (lowest `keep`; 10 and
+/// above always stay) until the rest fit in `width`.
+pub(crate) fn fit_widths(columns: &[(usize, u8)], width: usize, gap: usize) -> Vec<bool> {
     let mut keep = vec![true; columns.len()];
-    let used = |keep: &[bool]| -> u16 {
+    let used = |keep: &[bool]| -> usize {
         let (sum, n) = columns
             .iter()
             .zip(keep)
             .filter(|(_, k)| **k)
-            .fold((0u16, 0u16), |(s, n), (c, _)| (s + c.width, n + 1));
-        sum + n.saturating_sub(1)
+            .fold((0usize, 0usize), |(s, n), ((w, _), _)| (s + w, n + 1));
+        sum + gap * n.saturating_sub(1)
     };
     let mut order: Vec<usize> = (0..columns.len()).collect();
-    order.sort_by_key(|&i| columns[i].keep);
+    order.sort_by_key(|&i| columns[i].1);
     for i in order {
-        if used(&keep) <= width || columns[i].keep >= 10 {
+        if used(&keep) <= width || columns[i].1 >= 10 {
             continue;
         }
         keep[i] = false;

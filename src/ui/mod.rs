@@ -6,7 +6,7 @@
 //! live keymap. A new pane is its file, a `Focus` arm and a line in `draw`.
 
 mod chart;
-mod columns;
+pub(crate) mod columns;
 mod dialog;
 mod explorer;
 mod footer;

@@ -370,7 +370,7 @@ fn bad_addresses_ids_and_impossible_intents_are_refused() {
                 open(good, 0, ten, 0),
             ],
             "message",
-            "leverage_above_maximum",
+            "leverage_below_minimum",
         ),
         (
             vec![
@@ -1007,6 +1007,203 @@ fn the_cli_prints_through_one_writer() {
 
 /// A link that cannot be read, or prefill flags before a command they cannot fill, are bad input:
 /// exit 2 with the reason, before any key, passphrase or terminal is touched.
+/// A decimal comma is neither read as a thousands separator (`10,5` → 105) nor guessed to be a
+/// decimal: refused with the reason, before any read, on every money flag.
+#[test]
+fn a_comma_only_groups_thousands_in_money() {
+    let owner = "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23";
+    // Port 9 answers nothing: a refusal here was made before any network read.
+    let far = ["--api", "http://127.0.0.1:9", "--owner", owner, "--json"];
+    let cases: [(&[&str], &str); 4] = [
+        (&["withdraw", "--amount", "10,5", "--yes"], "amount"),
+        (&["deposit", "--amount", "25,50", "--yes"], "amount"),
+        (
+            &[
+                "quote",
+                "--offline",
+                "--entry",
+                "82800.3",
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--leverage",
+                "10",
+                "--margin",
+                "0,5",
+            ],
+            "margin",
+        ),
+        (
+            &[
+                "quote",
+                "--offline",
+                "--entry",
+                "82.800,3",
+                "--market",
+                "BTC",
+                "--side",
+                "long",
+                "--leverage",
+                "10",
+                "--margin",
+                "100",
+            ],
+            "entry",
+        ),
+    ];
+    for (args, field) in cases {
+        let all: Vec<&str> = args.iter().chain(&far).copied().collect();
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{all:?}: {}", text(&out.stderr));
+        let e = stdout_json(&out);
+        assert_eq!(e["error"]["field"], field, "{e}");
+        let message = e["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("has a comma that does not separate thousands"),
+            "{all:?}: {message}"
+        );
+    }
+    // A real thousands group still reads as one.
+    let out = run(&[
+        "quote",
+        "--offline",
+        "--entry",
+        "82,800.3",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--leverage",
+        "10",
+        "--margin",
+        "1,000",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(stdout_json(&out)["marginUsd"], 1000.0);
+}
+
+/// Conflicting input is refused, not resolved silently: a typed-data message giving a key twice,
+/// two different `--watch` wallets.
+#[test]
+fn conflicting_input_is_refused() {
+    let out = run(&[
+        "typed-data",
+        "--type",
+        "OpenPosition",
+        "--message",
+        r#"{"user":"0x2c7536e3605d9c16a7a3d7b1898e529396a65c23","instrumentId":0,"isLong":true,"size":"10000000000000000000","size":"1000000000000000000000","leverage":10,"useDebt":false}"#,
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let e = stdout_json(&out);
+    assert_eq!(e["error"]["field"], "message", "{e}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("the key \"size\" is given twice"),
+        "{e}"
+    );
+    let (a, b) = (
+        "0x2c7536e3605d9c16a7a3d7b1898e529396a65c23",
+        "0x14791697260e4c9a71f18484c9f997b308e59325",
+    );
+    for args in [
+        // Port 9 answers nothing: were the flag taken, the run would fail there, not exit 2.
+        vec![
+            "--watch",
+            a,
+            "positions",
+            "--watch",
+            b,
+            "--api",
+            "http://127.0.0.1:9",
+        ],
+        vec![
+            "--watch",
+            a,
+            "positions",
+            &format!("--watch={b}"),
+            "--api",
+            "http://127.0.0.1:9",
+        ],
+        vec![
+            "--api",
+            "http://127.0.0.1:8",
+            "markets",
+            "--api",
+            "http://127.0.0.1:9",
+        ],
+    ] {
+        let mut all = args.clone();
+        all.push("--json");
+        let out = run(&all);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let e = stdout_json(&out);
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!(
+                    "{}: is given twice with different values",
+                    args[0]
+                )),
+            "{e}"
+        );
+    } // A backend that does not exist is refused even where no key is stored.
+    let out = run(&[
+        "--key-backend",
+        "keyrnig",
+        "quote",
+        "--offline",
+        "--market",
+        "BTC",
+        "--side",
+        "long",
+        "--margin",
+        "100",
+        "--leverage",
+        "10",
+        "--entry",
+        "82800",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let e = stdout_json(&out);
+    assert_eq!(e["error"]["field"], "key-backend", "{e}");
+}
+
+/// A negative number is said as that, naming its flag, not as clap's "unexpected argument '-1'".
+#[test]
+fn a_negative_number_names_its_flag() {
+    let cases: [(&[&str], &str); 5] = [
+        (&["withdraw", "--amount", "-1"], "amount"),
+        (&["deposit", "--amount", "-10.5", "--yes"], "amount"),
+        (&["close", "--all", "--wait", "-1"], "wait"),
+        (&["leaderboard", "--page", "-2"], "page"),
+        (&["demo", "--balance", "-5"], "balance"),
+    ];
+    for (args, field) in cases {
+        let out = run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = text(&out.stderr);
+        assert!(
+            stderr.starts_with(&format!("error: --{field}: cannot be negative, got \"-")),
+            "{args:?}: {stderr}"
+        );
+        let mut json_args = args.to_vec();
+        json_args.push("--json");
+        let e = stdout_json(&run(&json_args));
+        assert_eq!(e["error"]["code"], "invalid_argument", "{e}");
+        assert_eq!(e["error"]["field"], field, "{e}");
+    }
+    // An unknown flag is still a usage error.
+    let out = run(&["withdraw", "--amount", "10", "-x"]);
+    assert!(text(&out.stderr).contains("unexpected argument '-x'"));
+}
+
 #[test]
 fn unreadable_links_and_misplaced_prefills_are_bad_input() {
     for args in [

@@ -690,3 +690,144 @@ async fn the_explorer_commands_stand_beside_watch_and_sign_nothing() {
         assert_eq!(top["traders"][i]["rank"], i + 1);
     }
 }
+
+/// The tables of a human output: each header, its rule and rows, up to a blank line or a note.
+fn tables(out: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = out.lines().collect();
+    let mut found = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        if i > 0 && l.starts_with('─') {
+            let mut t = vec![lines[i - 1].to_string(), l.to_string()];
+            t.extend(
+                lines[i + 1..]
+                    .iter()
+                    .take_while(|r| !r.is_empty() && !r.starts_with('('))
+                    .map(|r| r.to_string()),
+            );
+            found.push(t);
+        }
+    }
+    found
+}
+
+/// Every human table formats money, prices and times one way — `$1,234.57`, the market's
+/// precision grouped, `YYYY-MM-DD HH:MM` UTC — and fits an 80-column terminal by leaving out
+/// its least important columns whole, saying which.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn human_tables_share_one_format_and_fit_80_columns() {
+    // A past to draw candles from, on the wall clock the candles are asked by.
+    let sim = Sim::start(SimConfig {
+        seed: 12,
+        crowd: 30,
+        heartbeat_ms: 200,
+        relayer_delay_ms: 500,
+        warmup_ms: 3 * 3_600_000,
+        ..SimConfig::default()
+    })
+    .await;
+    let narrow = |args: &[&str]| {
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_papertrade-tui"));
+        let home = tempfile::tempdir().unwrap();
+        c.args(args)
+            .args([
+                "--api",
+                &sim.server.base_url(),
+                "--info-url",
+                &sim.server.info_url(),
+            ])
+            .env_clear()
+            .env("HOME", home.path())
+            .env("COLUMNS", "80")
+            .env("PAPERTRADE_TUI_DATA_DIR", home.path().join("data"));
+        async move {
+            let out = tokio::task::spawn_blocking(move || c.output().unwrap())
+                .await
+                .unwrap();
+            drop(home);
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            text(&out.stdout)
+        }
+    };
+    let is_time = |cell: &str| {
+        let b = cell.as_bytes();
+        cell.len() == 16
+            && b[4] == b'-'
+            && b[7] == b'-'
+            && b[10] == b' '
+            && b[13] == b':'
+            && cell.chars().filter(char::is_ascii_digit).count() == 12
+    };
+    let rows = feed_rows(&sim).await;
+    let wallet = rows
+        .iter()
+        .find(|r| r["kind"] == "close")
+        .and_then(|r| r["wallet"].as_str())
+        .expect("a close in the feed")
+        .to_string();
+    let mut seen = Vec::new();
+    for args in [
+        vec!["trades", "--limit", "5"],
+        vec![
+            "candles",
+            "--market",
+            "BTC",
+            "--interval",
+            "1m",
+            "--limit",
+            "5",
+        ],
+        vec!["overview", "--recent-trades", "5"],
+        vec!["history", wallet.as_str()],
+        vec!["markets"],
+        vec!["top-traders", "--limit", "5"],
+    ] {
+        let out = narrow(&args).await;
+        let found = tables(&out);
+        assert!(!found.is_empty(), "{args:?}: no table in\n{out}");
+        for t in &found {
+            for line in t {
+                assert!(
+                    line.chars().count() <= 80,
+                    "{args:?}: wider than 80:\n{line}"
+                );
+            }
+        }
+        seen.push((args[0], found, out));
+    }
+    let table_of = |name: &str| {
+        seen.iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, t, out)| (t.clone(), out.clone()))
+            .unwrap()
+    };
+    // Times in UTC, in every table that has them.
+    for name in ["trades", "candles", "history"] {
+        let (t, out) = table_of(name);
+        let table = t.last().unwrap();
+        assert!(table[0].starts_with("TIME (UTC)"), "{name}: {out}");
+        assert!(is_time(&table[2][..16]), "{name}: {out}");
+    }
+    // Prices at the market's precision, grouped; money with cents.
+    let (t, out) = table_of("candles");
+    let btc_price =
+        |cell: &str| cell.len() == 8 && cell.as_bytes()[2] == b',' && cell.as_bytes()[6] == b'.';
+    let cells: Vec<&str> = t[0][2].split_whitespace().collect();
+    assert!(btc_price(cells[2]), "BTC at 1 decimal, grouped: {out}");
+    let (t, out) = table_of("overview");
+    let btc = t[0].iter().find(|l| l.starts_with("BTC")).unwrap();
+    let cells: Vec<&str> = btc.split_whitespace().collect();
+    assert!(btc_price(cells[1]), "the mark: {out}");
+    let volume = cells.last().unwrap();
+    assert!(
+        volume.starts_with('$')
+            && volume.contains(',')
+            && volume.as_bytes()[volume.len() - 3] == b'.',
+        "the 24h volume with cents: {out}"
+    );
+    let (_, out) = table_of("trades");
+    let note = out
+        .lines()
+        .find(|l| l.starts_with("(left out at 80 columns: "))
+        .unwrap_or_else(|| panic!("the columns left out are named: {out}"));
+    assert!(note.contains("WALLET"), "the wallet goes first: {out}");
+}

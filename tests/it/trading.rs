@@ -966,6 +966,79 @@ async fn exit_status_follows_the_outcome() {
         .unwrap();
     assert_eq!(out.status.code(), Some(4), "{}", text(&out.stderr));
     assert_eq!(one_doc(&out)["outcome"], "failed");
+
+    // The exchange's state refuses an open (the pre-check finds it): 6 and `exchange_state`,
+    // not 2 and `invalid_argument`, so a script can wait and retry it. Nothing is signed.
+    let open_eth = |side: &'static str| {
+        [
+            "open",
+            "--market",
+            "ETH",
+            "--side",
+            side,
+            "--margin",
+            "50",
+            "--leverage",
+            "25",
+            "--yes",
+            "--json",
+        ]
+    };
+    let out = user.run(&open_eth("short")).await;
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stdout));
+    let e = one_doc(&out)["error"].clone();
+    assert_eq!(e["code"], "exchange_state", "{e}");
+    assert_eq!(e["reason"], "market_not_openable", "{e}");
+    assert!(e["field"].is_null(), "no flag is at fault: {e}");
+    sim.control("/sim/market", json!({"market": "ETH", "status": "active"}))
+        .await;
+    sim.control("/sim/intake", json!({"pausedActions": ["openPosition"]}))
+        .await;
+    let out = user.run(&open_eth("short")).await;
+    assert_eq!(out.status.code(), Some(6), "{}", text(&out.stdout));
+    assert_eq!(one_doc(&out)["error"]["reason"], "intake_action_paused");
+    let human: Vec<&str> = open_eth("short")
+        .into_iter()
+        .filter(|a| *a != "--json")
+        .collect();
+    let out = user.run(&human).await;
+    assert_eq!(out.status.code(), Some(6));
+    let said = text(&out.stderr);
+    assert!(
+        said.starts_with("error: the exchange refuses opens right now:")
+            && !said.contains("--market"),
+        "{said}"
+    );
+    sim.control("/sim/intake", json!({})).await;
+    // The side held is what refuses an open of the other side, not the margin.
+    let out = user.run(&open_btc_side("short")).await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let e = one_doc(&out)["error"].clone();
+    assert_eq!(e["code"], "invalid_argument", "{e}");
+    assert_eq!(e["field"], "side", "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("close it before opening the other side"),
+        "{e}"
+    );
+}
+
+fn open_btc_side(side: &'static str) -> [&'static str; 11] {
+    [
+        "open",
+        "--market",
+        "BTC",
+        "--side",
+        side,
+        "--margin",
+        "50",
+        "--leverage",
+        "25",
+        "--yes",
+        "--json",
+    ]
 }
 
 /// A position in a market `/state/trading` stopped listing is still shown by `positions`, with

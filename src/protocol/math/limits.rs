@@ -71,7 +71,7 @@ pub enum OpenRejection {
         max: u32,
         symbol: String,
     },
-    #[error("leverage {leverage}x is below the venue minimum of {min}x")]
+    #[error("leverage {leverage}x is below the minimum of {min}x")]
     LeverageBelowMinimum { leverage: u32, min: u32 },
     #[error("margin {} is below the minimum of {}", usd_text(signed(*margin)), usd_text(signed(*min)))]
     MarginBelowMinimum { margin: u128, min: u128 },
@@ -135,6 +135,12 @@ impl OpenRejection {
             }
         }
     }
+
+    /// Whether the exchange's state refuses it (trading, the market or the intake paused), not
+    /// the order's figures: the same order may pass later.
+    pub fn is_exchange_state(&self) -> bool {
+        crate::protocol::relayer::is_state_refusal(self.code())
+    }
 }
 
 /// Run the §5.4 checks in order; the first failure is the relayer's reason.
@@ -152,8 +158,15 @@ pub fn check_open(c: &OpenCheck) -> Result<(), OpenRejection> {
     if !state.action_accepted("openPosition") {
         return Err(OpenRejection::IntakePaused);
     }
+    // The relayer checks 0 and above-the-ceiling as one; 0 is said as what it is.
+    if c.leverage == 0 {
+        return Err(OpenRejection::LeverageBelowMinimum {
+            leverage: 0,
+            min: state.minimum_leverage.max(1),
+        });
+    }
     let max = state.leverage_ceiling(market);
-    if c.leverage == 0 || c.leverage > max {
+    if c.leverage > max {
         return Err(OpenRejection::LeverageAboveMaximum {
             leverage: c.leverage,
             max,
@@ -437,10 +450,10 @@ mod tests {
             check(&s, 100, 1001).unwrap_err().code(),
             "leverage_above_maximum"
         );
-        assert_eq!(
-            check(&s, 100, 0).unwrap_err().code(),
-            "leverage_above_maximum"
-        );
+        // Leverage 0 is below every minimum, not above the maximum.
+        let zero = check(&s, 100, 0).unwrap_err();
+        assert_eq!(zero.code(), "leverage_below_minimum");
+        assert_eq!(zero.to_string(), "leverage 0x is below the minimum of 1x");
         let mut paused = s.clone();
         paused.trading_paused = true;
         // Pause wins over every later check.
