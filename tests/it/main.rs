@@ -3,6 +3,7 @@
 mod alerts;
 mod cli;
 mod decoders;
+mod demo;
 mod explore_run;
 mod explore_ui;
 mod explorer;
