@@ -10,7 +10,8 @@ use crate::client::ledger::AuditLog;
 use crate::client::session_key::{RegistrationError, registration, send_registration};
 use crate::clock::now_unix_s;
 use crate::keys::{
-    KeyError, KeyMeta, OWNER_PASSPHRASE_ENV, PASSPHRASE_ENV, SESSION_TTL_SECS, ScryptCost, create_owner_keystore,
+    KeyError, KeyMeta, OWNER_PASSPHRASE_ENV, PASSPHRASE_ENV, SESSION_TTL_SECS, ScryptCost,
+    create_owner_keystore,
 };
 
 use super::output::say;
@@ -91,10 +92,7 @@ async fn new(ctx: &Context, owner: Address, replace: bool) -> Result<(), CliErro
     };
     let (_, meta) = keys
         .generate(owner, now + SESSION_TTL_SECS, now, || {
-            new_passphrase(
-                PASSPHRASE_ENV,
-                "New passphrase for the session keystore: ",
-            )
+            new_passphrase(PASSPHRASE_ENV, "New passphrase for the session keystore: ")
         })
         .map_err(key_error)?;
     let replaced = replacing.as_ref().map(|old| format!("{:#x}", old.key));

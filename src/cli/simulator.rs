@@ -124,7 +124,10 @@ fn demo_environment(
         ("PAPERTRADE_TUI_OWNER", format!("{owner:#x}")),
         ("PAPERTRADE_TUI_DATA_DIR", dir.display().to_string()),
         ("PAPERTRADE_TUI_PASSPHRASE", DEMO_PASSPHRASE.to_string()),
-        ("PAPERTRADE_TUI_OWNER_PASSPHRASE", DEMO_PASSPHRASE.to_string()),
+        (
+            "PAPERTRADE_TUI_OWNER_PASSPHRASE",
+            DEMO_PASSPHRASE.to_string(),
+        ),
     ]
 }
 
@@ -303,7 +306,9 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             "DEMO: a simulated Papertrade on {}; practice money, no network.",
             server.base_url()
         );
-        say!("To script against it from another terminal while the UI runs (`g` in the UI shows it too):");
+        say!(
+            "To script against it from another terminal while the UI runs (`g` in the UI shows it too):"
+        );
         say!("  {exports}");
         let keys = crate::keys::SessionKeys::new(&demo_dir, Some(crate::keys::Backend::Keystore));
         let session = keys
@@ -357,7 +362,10 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
                 "DEMO stopped: its exchange ({served_at}) and practice wallet are gone. A terminal that pasted"
             );
             say!("  {exports}");
-            say!("points at nothing now; `unset {}` undoes it.", names.join(" "));
+            say!(
+                "points at nothing now; `unset {}` undoes it.",
+                names.join(" ")
+            );
         }
         return result;
     }

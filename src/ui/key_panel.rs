@@ -121,7 +121,10 @@ fn demo_lines(lines: &mut Vec<Line<'static>>, app: &App, width: usize, theme: &T
 
 fn export_row(vars: &[(String, String)]) -> Line<'static> {
     // The data dir comes from the environment: shown, never interpreted by the terminal.
-    Line::from(crate::text::sanitize_line(&crate::text::export_line(vars), 400))
+    Line::from(crate::text::sanitize_line(
+        &crate::text::export_line(vars),
+        400,
+    ))
 }
 
 fn step_lines(lines: &mut Vec<Line<'static>>, panel: &KeyPanel, app: &App, theme: &Theme) {

@@ -16,10 +16,7 @@ fn env(home: &Path) -> Vec<(String, String)> {
     [
         ("PATH", "/usr/bin:/bin".to_string()),
         ("HOME", home.display().to_string()),
-        (
-            "XDG_CONFIG_HOME",
-            home.join("config").display().to_string(),
-        ),
+        ("XDG_CONFIG_HOME", home.join("config").display().to_string()),
         (
             "PAPERTRADE_TUI_DATA_DIR",
             home.join("data").display().to_string(),
@@ -58,9 +55,9 @@ fn the_demo_in_a_terminal_shows_its_export_line_before_during_and_after_the_ui()
     term.expect("export lines for scripts in another terminal");
     term.keys(b"\x1b");
     // ESC and a key at once read as Alt+key: the next key only once the overlay has gone.
-    assert!(term.wait_for(Duration::from_secs(20), |s| !s
-        .contents()
-        .contains("Keys (Esc closes)")));
+    assert!(term.wait_for(Duration::from_secs(20), |s| {
+        !s.contents().contains("Keys (Esc closes)")
+    }));
     term.keys(b"g");
     term.expect("point papertrade-tui commands at this demo");
     let panel = term.contents();
@@ -96,25 +93,36 @@ fn the_demo_in_a_terminal_shows_its_export_line_before_during_and_after_the_ui()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
     let positions: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(positions["address"].as_str(), Some(owner.as_str()), "{positions}");
+    assert_eq!(
+        positions["address"].as_str(),
+        Some(owner.as_str()),
+        "{positions}"
+    );
 
     term.keys(b"\x1b");
-    assert!(term.wait_for(Duration::from_secs(20), |s| !s
-        .contents()
-        .contains("Session key (Esc closes)")));
+    assert!(term.wait_for(Duration::from_secs(20), |s| {
+        !s.contents().contains("Session key (Esc closes)")
+    }));
     term.keys(b"q");
     let end = term.finish(Duration::from_secs(20));
     assert_eq!(end.status.and_then(|s| s.code()), Some(0), "{}", end.stderr);
     assert!(end.restored);
     let words: Vec<String> = vars.iter().map(|(k, v)| format!("{k}={v}")).collect();
     let line = format!("export {}", words.join(" "));
-    let before_ui = end.drawn.find("\u{1b}[?1049h").expect("the alternate screen");
+    let before_ui = end
+        .drawn
+        .find("\u{1b}[?1049h")
+        .expect("the alternate screen");
     let printed: Vec<usize> = end.drawn.match_indices(&line).map(|(i, _)| i).collect();
     assert_eq!(printed.len(), 2, "printed before and after:\n{}", end.drawn);
     assert!(printed[0] < before_ui, "printed before the UI started");
     assert!(printed[1] > end.drawn.rfind("\u{1b}[?1049l").unwrap());
     assert!(end.screen.contains("DEMO stopped"), "{}", end.screen);
-    assert!(end.screen.contains("unset PAPERTRADE_API_URL"), "{}", end.screen);
+    assert!(
+        end.screen.contains("unset PAPERTRADE_API_URL"),
+        "{}",
+        end.screen
+    );
 }
 
 /// Each run keeps its practice wallet in a directory of its own and deletes it when it stops
@@ -165,8 +173,14 @@ fn a_demo_run_leaves_no_practice_wallet_behind() {
         }
     }
     let vars = exported(&export.expect("the export line"));
-    let run_dir = Path::new(&vars.iter().find(|(k, _)| k == "PAPERTRADE_TUI_DATA_DIR").unwrap().1)
-        .to_path_buf();
+    let run_dir = Path::new(
+        &vars
+            .iter()
+            .find(|(k, _)| k == "PAPERTRADE_TUI_DATA_DIR")
+            .unwrap()
+            .1,
+    )
+    .to_path_buf();
     assert_eq!(run_dir.parent(), Some(root.as_path()));
     assert!(run_dir.join("owner/owner.json").is_file());
     let session_keystores = std::fs::read_dir(run_dir.join("keys"))
@@ -174,7 +188,10 @@ fn a_demo_run_leaves_no_practice_wallet_behind() {
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().starts_with("session-0x"))
         .count();
-    assert!(session_keystores > 0, "the session key is in the run's directory");
+    assert!(
+        session_keystores > 0,
+        "the session key is in the run's directory"
+    );
     assert!(!killed.exists(), "a killed run's wallet is deleted");
     assert!(
         !old_layout.parent().unwrap().exists(),

@@ -307,10 +307,12 @@ fn shell_words(line: &str, home: &Path) -> Result<Vec<String>, String> {
                 word = Some(home.display().to_string());
             }
             '[' | ']' => {
-                return Err("`[…]` in a sh block: a synopsis (`[--flag N]`) does not run as \
+                return Err(
+                    "`[…]` in a sh block: a synopsis (`[--flag N]`) does not run as \
                             written; write the command lines it stands for (without the optional \
                             flags, and with them)"
-                    .into());
+                        .into(),
+                );
             }
             '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' | '*' | '?' | '{' | '}' => {
                 return Err(format!("shell syntax `{c}` this test does not interpret"));
@@ -633,10 +635,14 @@ fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>)
         Ok(a) => a,
         Err(e) => return vec![Run::new(source, "unknown", words).fail(e)],
     };
-    if redirect.is_some() && !matches!(&act, Action::Binary(_, hows) if matches!(hows.as_slice(), [How::Once])) {
-        return vec![Run::new(source, "unparsed", words).fail(
-            "`> FILE` is read only after a papertrade-tui command that runs to completion",
-        )];
+    if redirect.is_some()
+        && !matches!(&act, Action::Binary(_, hows) if matches!(hows.as_slice(), [How::Once]))
+    {
+        return vec![
+            Run::new(source, "unparsed", words).fail(
+                "`> FILE` is read only after a papertrade-tui command that runs to completion",
+            ),
+        ];
     }
     let started = Instant::now();
     let mut done = match act {

@@ -2103,7 +2103,12 @@ fn key_new_asks_the_session_passphrase_twice() {
     term.expect("Type it again: ");
     term.keys(b"sesion phrase\r");
     let done = term.finish(Duration::from_secs(20));
-    assert_eq!(done.status.and_then(|s| s.code()), Some(2), "{}", done.screen);
+    assert_eq!(
+        done.status.and_then(|s| s.code()),
+        Some(2),
+        "{}",
+        done.screen
+    );
     assert!(done.screen.contains("differ"), "{}", done.screen);
     assert!(!done.screen.contains("sesion"), "echoed:\n{}", done.screen);
     assert!(
@@ -2119,8 +2124,17 @@ fn key_new_asks_the_session_passphrase_twice() {
     term.expect("Type it again: ");
     term.keys(b"session phrase\r");
     let done = term.finish(Duration::from_secs(20));
-    assert_eq!(done.status.and_then(|s| s.code()), Some(0), "{}", done.screen);
-    assert!(!done.screen.contains("session phrase"), "echoed:\n{}", done.screen);
+    assert_eq!(
+        done.status.and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        done.screen
+    );
+    assert!(
+        !done.screen.contains("session phrase"),
+        "echoed:\n{}",
+        done.screen
+    );
     let (signer, _) = keys
         .load(owner, || Ok(Passphrase::new("session phrase".into())))
         .unwrap()
@@ -2136,7 +2150,12 @@ fn key_new_asks_the_session_passphrase_twice() {
         .to_vec();
     let term = Pty::spawn(&args, &env);
     let done = term.finish(Duration::from_secs(20));
-    assert_eq!(done.status.and_then(|s| s.code()), Some(0), "{}", done.screen);
+    assert_eq!(
+        done.status.and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        done.screen
+    );
     assert!(!done.screen.contains("passphrase"), "{}", done.screen);
     let (replaced, _) = keys
         .load(owner, || Ok(Passphrase::new("from the environment".into())))
