@@ -10,6 +10,7 @@ mod explorer;
 mod funding;
 mod hostile;
 mod hypercore;
+mod install;
 mod key_setup_ui;
 mod layers;
 mod liquidations;
