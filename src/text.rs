@@ -106,6 +106,26 @@ fn skip_sequence(intro: char, chars: &mut std::iter::Peekable<std::str::Chars<'_
     }
 }
 
+/// `export A=1 B=2`, each value quoted for sh where it needs it (a data dir with a space), so
+/// the line runs as pasted.
+pub fn export_line<K: AsRef<str>>(vars: &[(K, String)]) -> String {
+    let words: Vec<String> = vars
+        .iter()
+        .map(|(k, v)| format!("{}={}", k.as_ref(), shell_word(v)))
+        .collect();
+    format!("export {}", words.join(" "))
+}
+
+/// `s` as one sh word: as it is when made of safe characters only, else single-quoted.
+fn shell_word(s: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_-./:@%+,=".contains(c);
+    if !s.is_empty() && s.chars().all(safe) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +166,20 @@ mod tests {
                 "n": 5,
                 "fine": "0xabc",
             })
+        );
+    }
+
+    #[test]
+    fn export_lines_run_as_pasted() {
+        let vars = [
+            ("A", "http://127.0.0.1:8787/info".to_string()),
+            ("B", "/home/x/my data".to_string()),
+            ("C", "it's".to_string()),
+            ("D", String::new()),
+        ];
+        assert_eq!(
+            export_line(&vars),
+            r"export A=http://127.0.0.1:8787/info B='/home/x/my data' C='it'\''s' D=''"
         );
     }
 }

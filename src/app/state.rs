@@ -159,6 +159,9 @@ pub struct App {
     pub fund: super::fund::FundPane,
     /// Said under the owner passphrase field (the demo's practice owner: its passphrase).
     pub owner_passphrase_hint: Option<String>,
+    /// A demo's variables that point another terminal's commands at it (its export line), for
+    /// the key panel; empty outside a demo.
+    pub demo_environment: Vec<(String, String)>,
     /// Cursor and marked rows in the positions table.
     pub position_cursor: usize,
     pub marked: BTreeSet<U256>,
@@ -229,6 +232,7 @@ impl App {
             toasts: MessageLog::default(),
             fund: Default::default(),
             owner_passphrase_hint: None,
+            demo_environment: Vec::new(),
             prefill: None,
             clock: SystemTime::UNIX_EPOCH,
             max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,

@@ -10,14 +10,14 @@ use crate::client::ledger::AuditLog;
 use crate::client::session_key::{RegistrationError, registration, send_registration};
 use crate::clock::now_unix_s;
 use crate::keys::{
-    KeyError, KeyMeta, OWNER_PASSPHRASE_ENV, Passphrase, SESSION_TTL_SECS, ScryptCost,
-    create_owner_keystore, prompt_new_passphrase,
+    KeyError, KeyMeta, OWNER_PASSPHRASE_ENV, PASSPHRASE_ENV, SESSION_TTL_SECS, ScryptCost,
+    create_owner_keystore,
 };
 
 use super::output::say;
 use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
-    LiveAccount, confirm, effective_expiry, key_error, owner, owner_sign, passphrase,
+    LiveAccount, confirm, effective_expiry, key_error, new_passphrase, owner, owner_sign,
     renewal_warning, session_keys,
 };
 use super::{Context, KeyCommand};
@@ -92,10 +92,7 @@ async fn new(ctx: &Context, owner: Address, replace: bool) -> Result<(), CliErro
     };
     let (_, meta) = keys
         .generate(owner, now + SESSION_TTL_SECS, now, || {
-            passphrase(
-                "PAPERTRADE_TUI_PASSPHRASE",
-                "New passphrase for the session keystore: ",
-            )
+            new_passphrase(PASSPHRASE_ENV, "New passphrase for the session keystore: ")
         })
         .map_err(key_error)?;
     let replaced = replacing.as_ref().map(|old| format!("{:#x}", old.key));
@@ -152,12 +149,11 @@ fn owner_new(ctx: &Context, path: &Path) -> Result<(), CliError> {
     }
     let cost = ScryptCost::from_env().map_err(CliError::Config)?;
     let owner_error = |e: KeyError| CliError::Config(format!("owner keystore: {e}"));
-    let pass = match Passphrase::from_env(OWNER_PASSPHRASE_ENV) {
-        Some(p) => p,
-        None => {
-            prompt_new_passphrase("New passphrase for the owner keystore: ").map_err(owner_error)?
-        }
-    };
+    let pass = new_passphrase(
+        OWNER_PASSPHRASE_ENV,
+        "New passphrase for the owner keystore: ",
+    )
+    .map_err(owner_error)?;
     let address = create_owner_keystore(path, &pass, cost).map_err(owner_error)?;
     let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let export = format!("export PAPERTRADE_TUI_OWNER={address:#x}");

@@ -13,6 +13,7 @@ mod protocol_views;
 mod quote;
 mod reprint;
 mod session;
+mod shell;
 mod simulator;
 mod trade;
 mod typed_data;
@@ -203,6 +204,10 @@ pub(crate) enum Command {
     /// Open the terminal UI with a browser terminal link's ticket prefilled (nothing is signed
     /// until you confirm); the same as `--link URL`.
     OpenLink(OpenLinkArgs),
+    /// Print the shell completion script (bash, zsh, fish, powershell or elvish) on stdout.
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff) on stdout: the program's, or one subcommand's.
+    Man(shell::ManArgs),
 }
 
 impl Command {
@@ -241,6 +246,8 @@ impl Command {
             Command::LiquidationMap(_) => "liquidation-map",
             Command::Mcp(_) => "mcp",
             Command::OpenLink(_) => "open-link",
+            Command::Completions(_) => "completions",
+            Command::Man(_) => "man",
         }
     }
 
@@ -793,6 +800,13 @@ fn one_line(e: &clap::Error) -> String {
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
+    // Generated from the command line's definitions alone: no config is read and nothing is
+    // written, so they work on a machine where nothing is set up yet (and in a package build).
+    match cli.command {
+        Some(Command::Completions(a)) => return shell::completions(a),
+        Some(Command::Man(a)) => return shell::man(a),
+        _ => {}
+    }
     let file = FileConfig::load().map_err(|e| CliError::Config(e.to_string()))?;
     let api = cli
         .api
@@ -930,6 +944,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 };
                 interactive::run(&ctx, &prefill).await
             }
+            Command::Completions(a) => shell::completions(a),
+            Command::Man(a) => shell::man(a),
         }
     })
 }

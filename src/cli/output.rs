@@ -230,9 +230,15 @@ pub(crate) use say;
 /// A line on stdout. When the reader has gone (`… | head`), nothing more can reach it: the
 /// process ends quietly (exit 0), as a Unix tool does, instead of panicking on the broken pipe.
 pub(crate) fn write_out(text: &str) {
+    write_bytes(format!("{text}\n").as_bytes());
+}
+
+/// Bytes on stdout as they are (a generated script, a man page), with `write_out`'s broken-pipe
+/// rule.
+pub(crate) fn write_bytes(bytes: &[u8]) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if let Err(e) = writeln!(out, "{text}").and_then(|()| out.flush())
+    if let Err(e) = out.write_all(bytes).and_then(|()| out.flush())
         && e.kind() == std::io::ErrorKind::BrokenPipe
     {
         std::process::exit(0);

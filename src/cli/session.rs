@@ -14,7 +14,7 @@ use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::keys::{
     Backend, KeyError, KeyMeta, Passphrase, ScryptCost, SessionKeys, load_owner_keystore,
-    prompt_passphrase,
+    prompt_new_passphrase, prompt_passphrase,
 };
 use crate::protocol::account::AccountState;
 use crate::protocol::eip712::{
@@ -80,6 +80,15 @@ pub fn passphrase(var: &str, prompt: &str) -> Result<Passphrase, KeyError> {
     match Passphrase::from_env(var) {
         Some(p) => Ok(p),
         None => prompt_passphrase(prompt),
+    }
+}
+
+/// A passphrase for a keystore about to be written: from `var`, else typed twice on the
+/// terminal, so a typo cannot strand the key it protects.
+pub fn new_passphrase(var: &str, prompt: &str) -> Result<Passphrase, KeyError> {
+    match Passphrase::from_env(var) {
+        Some(p) => Ok(p),
+        None => prompt_new_passphrase(prompt),
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::io::IsTerminal;
 use std::net::{IpAddr, SocketAddr};
+use std::path::{Path, PathBuf};
 
 use alloy_primitives::U256;
 use serde_json::json;
@@ -20,18 +21,121 @@ const DEMO_PASSPHRASE: &str = "demo";
 struct Practice {
     wallet: WalletSigner,
     session_key: alloy_primitives::Address,
-    owner_keystore: std::path::PathBuf,
+    owner_keystore: PathBuf,
+}
+
+/// One demo run's files: its throwaway owner keystore, session keystore, audit log and history,
+/// in `<data dir>/demo/run-<pid>/`, the data dir its export line names. They guard practice money
+/// on an exchange that lives only as long as the run, so they are deleted when the run ends
+/// (dropped: on return, on an error, on a panic); a run that was killed leaves its directory to
+/// the next demo, which deletes every one whose process is gone.
+struct DemoFiles {
+    dir: PathBuf,
+}
+
+impl DemoFiles {
+    fn create(data_dir: &Path) -> Result<Self, CliError> {
+        let error = |e: std::io::Error| CliError::Config(format!("demo data dir: {e}"));
+        let root = data_dir.join("demo");
+        crate::private_files::ensure_private_dir(&root).map_err(error)?;
+        remove_abandoned_runs(&root);
+        let dir = root.join(format!("run-{}", std::process::id()));
+        // Ours by name: what is there is a dead run's that had the same process id.
+        if dir.symlink_metadata().is_ok() {
+            remove_entry(&dir).map_err(error)?;
+        }
+        // Private: it serves as the demo's data dir, which is otherwise only checked.
+        crate::private_files::ensure_private_dir(&dir).map_err(error)?;
+        Ok(Self { dir })
+    }
+}
+
+impl Drop for DemoFiles {
+    fn drop(&mut self) {
+        if let Err(e) = remove_entry(&self.dir) {
+            tracing::warn!("cannot remove the demo's files {}: {e}", self.dir.display());
+        }
+    }
+}
+
+/// Everything under `<data dir>/demo/` but the directories of demo runs still going: the files
+/// of runs that were killed, and those of versions that kept one practice wallet per run
+/// directly in it (the session keystores that piled up).
+fn remove_abandoned_runs(root: &Path) {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let running = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("run-"))
+            .and_then(|pid| pid.parse::<u32>().ok())
+            .is_some_and(process_is_running);
+        if !running && let Err(e) = remove_entry(&entry.path()) {
+            tracing::warn!("cannot remove {}: {e}", entry.path().display());
+        }
+    }
+}
+
+/// Whether a process with this id exists (anyone's: a demo of another user is not ours to
+/// judge, and its directory is not under our data dir anyway).
+#[cfg(unix)]
+fn process_is_running(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
+    }
+}
+
+/// Without a portable liveness check, every run directory is taken to be in use: only its own
+/// run deletes it.
+#[cfg(not(unix))]
+fn process_is_running(_pid: u32) -> bool {
+    true
+}
+
+/// A file, a symlink (not what it points to) or a whole directory.
+fn remove_entry(path: &Path) -> std::io::Result<()> {
+    match path.symlink_metadata() {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path),
+        Ok(_) => std::fs::remove_file(path),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// The variables that point a shell's commands at this demo, in the order the line sets them.
+fn demo_environment(
+    server: &SimServer,
+    owner: alloy_primitives::Address,
+    dir: &Path,
+) -> Vec<(&'static str, String)> {
+    vec![
+        ("PAPERTRADE_API_URL", server.base_url()),
+        ("PAPERTRADE_INFO_URL", server.info_url()),
+        ("PAPERTRADE_RPC_URL", server.rpc_url()),
+        ("PAPERTRADE_TUI_OWNER", format!("{owner:#x}")),
+        ("PAPERTRADE_TUI_DATA_DIR", dir.display().to_string()),
+        ("PAPERTRADE_TUI_PASSPHRASE", DEMO_PASSPHRASE.to_string()),
+        (
+            "PAPERTRADE_TUI_OWNER_PASSPHRASE",
+            DEMO_PASSPHRASE.to_string(),
+        ),
+    ]
 }
 
 /// A fresh practice owner (keystore file) and its session key (keystore backend) in `dir`.
-fn practice_wallet(dir: &std::path::Path) -> Result<Practice, CliError> {
+fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
     let owner_dir = dir.join("owner");
-    // `dir` is our own `<data dir>/demo`, so it is made private too (it serves as the demo's
-    // data dir, which is otherwise only checked, never chmodded).
-    for private in [dir, owner_dir.as_path()] {
-        crate::private_files::ensure_private_dir(private)
-            .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
-    }
+    crate::private_files::ensure_private_dir(&owner_dir)
+        .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
     let wallet = WalletSigner::random();
     alloy_signer_local::PrivateKeySigner::encrypt_keystore(
         &owner_dir,
@@ -179,8 +283,10 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         .await
         .map_err(|e| CliError::Network(format!("cannot start the simulator: {e}")))?;
     // A throwaway wallet, funded, with a session key registered through the real intent path,
-    // both kept in a practice data dir so the other commands work against the demo at once.
-    let demo_dir = ctx.data_dir.join("demo");
+    // both kept in this run's practice data dir so the other commands work against the demo
+    // at once; all of it is deleted when the run ends (`files` dropped).
+    let files = DemoFiles::create(&ctx.data_dir)?;
+    let demo_dir = files.dir.clone();
     let practice = practice_wallet(&demo_dir)?;
     let owner = practice.wallet.address();
     let registered = server.shared.with_engine(|e| {
@@ -214,15 +320,20 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             ));
         }
     }
-    let exports = format!(
-        "export PAPERTRADE_API_URL={} PAPERTRADE_INFO_URL={} PAPERTRADE_RPC_URL={} PAPERTRADE_TUI_OWNER={owner:#x} PAPERTRADE_TUI_DATA_DIR={} PAPERTRADE_TUI_PASSPHRASE={DEMO_PASSPHRASE} PAPERTRADE_TUI_OWNER_PASSPHRASE={DEMO_PASSPHRASE}",
-        server.base_url(),
-        server.info_url(),
-        server.rpc_url(),
-        demo_dir.display(),
-    );
+    let environment = demo_environment(&server, owner, &demo_dir);
+    let exports = crate::text::export_line(&environment);
     // With a terminal, the demo opens the UI on the practice wallet; otherwise it serves.
     if !ctx.json && std::io::stdout().is_terminal() {
+        // Printed before the alternate screen hides it (and there again when the UI quits): a
+        // script in another terminal needs it while the UI runs. The key panel shows it too.
+        say!(
+            "DEMO: a simulated Papertrade on {}; practice money, no network.",
+            server.base_url()
+        );
+        say!(
+            "To script against it from another terminal while the UI runs (`g` in the UI shows it too):"
+        );
+        say!("  {exports}");
         let keys = crate::keys::SessionKeys::new(&demo_dir, Some(crate::keys::Backend::Keystore));
         let session = keys
             .load(owner, || {
@@ -261,8 +372,25 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         setup.app.owner_passphrase_hint = Some(format!(
             "the practice owner's keystore passphrase is {DEMO_PASSPHRASE:?}"
         ));
+        setup.app.demo_environment = environment
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
         let result = super::interactive::launch(setup).await;
+        let served_at = server.base_url();
         server.stop().await;
+        drop(files);
+        if result.is_ok() {
+            let names: Vec<&str> = environment.iter().map(|(k, _)| *k).collect();
+            say!(
+                "DEMO stopped: its exchange ({served_at}) and practice wallet are gone. A terminal that pasted"
+            );
+            say!("  {exports}");
+            say!(
+                "points at nothing now; `unset {}` undoes it.",
+                names.join(" ")
+            );
+        }
         return result;
     }
     if ctx.json {
@@ -275,6 +403,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             "dataDir": demo_dir,
             "ownerKeystore": practice.owner_keystore,
             "passphrase": DEMO_PASSPHRASE,
+            "export": exports,
         }));
     } else {
         say!(
@@ -298,10 +427,12 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             practice.owner_keystore.display()
         );
         say!(
-            "\nServing without a terminal (run `demo` in a terminal for the UI); Ctrl-C stops the demo."
+            "\nServing without a terminal (run `demo` in a terminal for the UI); Ctrl-C stops the demo and deletes its files."
         );
     }
-    wait_for_ctrl_c().await;
+    // SIGTERM too: a service manager's stop deletes the demo's files as Ctrl-C does.
+    super::stop_signal().await;
     server.stop().await;
+    drop(files);
     Ok(())
 }

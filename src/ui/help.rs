@@ -31,6 +31,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .map(|h| format!("{} {}", h.key, h.what))
         .collect();
     let mut lines = vec![row("here", &here.join(" · "))];
+    if !app.demo_environment.is_empty() {
+        let panel = app.keymap.key_of(Command::SessionKey);
+        lines.push(row(
+            "demo",
+            &format!("{panel} key panel: export lines for scripts in another terminal"),
+        ));
+    }
     lines.extend(
         keymap::help_lines(&app.keymap)
             .iter()

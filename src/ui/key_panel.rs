@@ -77,6 +77,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     } else {
         Line::from(exchange)
     });
+    let width = 92.min(area.width);
+    demo_lines(&mut lines, app, width.saturating_sub(2) as usize, theme);
     lines.push(Line::from(""));
     step_lines(&mut lines, panel, app, theme);
     if let Some((text, error)) = &panel.status {
@@ -89,8 +91,40 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ));
     }
     let height = (lines.len() as u16 + 6).min(area.height);
-    let inner = super::overlay(frame, area, 92, height, "Session key (Esc closes)");
+    let inner = super::overlay(frame, area, width, height, "Session key (Esc closes)");
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+/// A demo's export line, for scripting against it from another terminal while the UI runs:
+/// as `export` commands that each fit the panel's `width`, so a terminal's copy of a row (or of
+/// all of them) runs as pasted; a row never wraps mid-value.
+fn demo_lines(lines: &mut Vec<Line<'static>>, app: &App, width: usize, theme: &Theme) {
+    if app.demo_environment.is_empty() {
+        return;
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::styled(
+        "From another terminal, these point papertrade-tui commands at this demo:",
+        theme.dim(),
+    ));
+    let mut group: Vec<(String, String)> = Vec::new();
+    for var in &app.demo_environment {
+        group.push(var.clone());
+        if group.len() > 1 && crate::text::export_line(&group).chars().count() > width {
+            let last = group.pop().expect("pushed above");
+            lines.push(export_row(&group));
+            group = vec![last];
+        }
+    }
+    lines.push(export_row(&group));
+}
+
+fn export_row(vars: &[(String, String)]) -> Line<'static> {
+    // The data dir comes from the environment: shown, never interpreted by the terminal.
+    Line::from(crate::text::sanitize_line(
+        &crate::text::export_line(vars),
+        400,
+    ))
 }
 
 fn step_lines(lines: &mut Vec<Line<'static>>, panel: &KeyPanel, app: &App, theme: &Theme) {

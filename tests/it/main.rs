@@ -3,12 +3,14 @@
 mod alerts;
 mod cli;
 mod decoders;
+mod demo;
 mod explore_run;
 mod explore_ui;
 mod explorer;
 mod funding;
 mod hostile;
 mod hypercore;
+mod install;
 mod key_setup_ui;
 mod keyring;
 mod layers;

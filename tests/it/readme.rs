@@ -35,9 +35,12 @@ struct Placeholder {
 }
 
 /// Every placeholder the README's command lines use, each with a real value from this test's
-/// simulator or machine. Matched where it stands as a whole word (not inside a longer one),
-/// longest first. A line with a placeholder not listed here fails the test; an entry no line
-/// uses fails it too, so the table follows the README.
+/// simulator or machine: only the reader's own values (their wallet, a wallet to look at, the
+/// simulator's port), which the README says to put in; every other word runs as written (no
+/// elided `0x12…34`, no id from another run, no `[--optional]` synopsis). Matched where it
+/// stands as a whole word (not inside a longer one), longest first. A line with a placeholder not
+/// listed here fails the test; an entry no line uses fails it too, so the table follows the
+/// README.
 const PLACEHOLDERS: &[Placeholder] = &[
     Placeholder {
         text: "0xYourWallet",
@@ -55,45 +58,6 @@ const PLACEHOLDERS: &[Placeholder] = &[
         value: |w| Ok(format!("{:#x}", w.crowd)),
     },
     Placeholder {
-        text: "0x…",
-        means: "a wallet named in prose (`--watch 0x…`): the same crowd trader",
-        value: |w| Ok(format!("{:#x}", w.crowd)),
-    },
-    Placeholder {
-        text: "0x1479…9325",
-        means: "the `user` of the typed-data example: the owner",
-        value: |w| Ok(format!("{:#x}", w.owner()?)),
-    },
-    Placeholder {
-        text: "0x2c75…5c23",
-        means: "the session key that will sign the typed data: any address",
-        value: |w| Ok(format!("{:#x}", w.signer)),
-    },
-    Placeholder {
-        text: "400013",
-        means: "the position the walkthrough's `open` made (its only open position)",
-        value: |w| {
-            let owner = w.owner()?;
-            let ids = w.sim.server.shared.with_engine(|e| {
-                e.account(owner)
-                    .map(|a| {
-                        a.state
-                            .open_positions
-                            .iter()
-                            .map(|p| p.id.to_string())
-                            .collect::<Vec<_>>()
-                    })
-                    .unwrap_or_default()
-            });
-            match ids.as_slice() {
-                [id] => Ok(id.clone()),
-                other => Err(format!(
-                    "expected exactly one open position of the owner, found {other:?}"
-                )),
-            }
-        },
-    },
-    Placeholder {
         text: "--port 8787",
         means: "a standalone simulator's port: any free one, so runs never collide",
         value: |_| Ok("--port 0".to_string()),
@@ -102,11 +66,6 @@ const PLACEHOLDERS: &[Placeholder] = &[
         text: "8787",
         means: "the port of the simulator the other lines talk to: the in-process one",
         value: |w| Ok(w.sim.server.addr.port().to_string()),
-    },
-    Placeholder {
-        text: "N",
-        means: "a seed",
-        value: |_| Ok("7".to_string()),
     },
 ];
 
@@ -275,46 +234,6 @@ fn expected_status(comment: &str) -> i32 {
     0
 }
 
-/// A synopsis (`sim --port 8787 [--seed N] [--crowd 12]`) as the two command lines it stands
-/// for: without any optional part and with every one. A line without `[…]` is itself.
-fn synopsis_variants(line: &str) -> Result<Vec<String>, String> {
-    let (mut bare, mut full) = (String::new(), String::new());
-    let mut quote = None;
-    let mut optional = false;
-    for c in line.chars() {
-        match (quote, c) {
-            (Some(q), _) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '\'' | '"') => quote = Some(c),
-            (None, '[') if optional => return Err("nested `[` in a synopsis".into()),
-            (None, '[') => {
-                optional = true;
-                continue;
-            }
-            (None, ']') if !optional => return Err("`]` without `[`".into()),
-            (None, ']') => {
-                optional = false;
-                continue;
-            }
-            (None, _) => {}
-        }
-        full.push(c);
-        if !optional {
-            bare.push(c);
-        }
-    }
-    if optional {
-        return Err("`[` without `]`".into());
-    }
-    let squeeze = |s: String| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let (bare, full) = (squeeze(bare), squeeze(full));
-    Ok(if bare == full {
-        vec![full]
-    } else {
-        vec![bare, full]
-    })
-}
-
 /// `text` with every placeholder of the table that stands as a whole word replaced, longest
 /// first (so `--port 8787` wins over `8787`); the placeholders used are added to `used`.
 fn substitute(text: &str, world: &World, used: &mut Vec<&'static str>) -> Result<String, String> {
@@ -387,8 +306,17 @@ fn shell_words(line: &str, home: &Path) -> Result<Vec<String>, String> {
             '~' if word.is_none() && matches!(chars.peek(), Some('/') | None) => {
                 word = Some(home.display().to_string());
             }
-            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' | '*' | '?' | '[' | ']' | '{'
-            | '}' => return Err(format!("shell syntax `{c}` this test does not interpret")),
+            '[' | ']' => {
+                return Err(
+                    "`[…]` in a sh block: a synopsis (`[--flag N]`) does not run as \
+                            written; write the command lines it stands for (without the optional \
+                            flags, and with them)"
+                        .into(),
+                );
+            }
+            '|' | '&' | ';' | '<' | '>' | '(' | ')' | '$' | '`' | '*' | '?' | '{' | '}' => {
+                return Err(format!("shell syntax `{c}` this test does not interpret"));
+            }
             c => word.get_or_insert_with(String::new).push(c),
         }
     }
@@ -472,6 +400,11 @@ enum Action {
     Curl(Vec<String>),
     /// `cargo test --locked`: this test is one of the tests it runs.
     ThisTest,
+    /// `cargo install --locked --path .`: a release build, too slow for this test; `.ci/run`
+    /// runs it and the installed binary's `--version`, completions and man page.
+    Install,
+    /// `mkdir -p DIR…`: made under the machine's home.
+    Mkdir(Vec<PathBuf>),
     /// The binary (`papertrade-tui X` or `cargo run -- X`), run once per way it is meant to run.
     Binary(Vec<String>, Vec<How>),
 }
@@ -491,6 +424,9 @@ fn action(words: &[String], home: &Path) -> Result<Action, String> {
             _ => false,
         };
         let hows = match name {
+            None if ["--version", "-V", "--help", "-h"].iter().any(|f| has(f)) => {
+                vec![How::Once]
+            }
             None if has("--watch") => vec![How::Ui("WATCH")],
             None | Some("open-link") => vec![How::Ui("LIVE")],
             // With a terminal the demo opens the UI; without one it prints and serves.
@@ -510,6 +446,13 @@ fn action(words: &[String], home: &Path) -> Result<Action, String> {
             None => return Err("`cargo run` with flags of its own: teach readme.rs".into()),
         },
         ["cargo", "test", ..] => Action::ThisTest,
+        ["cargo", "install", "--locked", "--path", "."] => Action::Install,
+        ["cargo", "install", ..] => {
+            return Err("a `cargo install` other than `--locked --path .`: teach readme.rs".into());
+        }
+        ["mkdir", "-p", dirs @ ..] if !dirs.is_empty() => {
+            Action::Mkdir(dirs.iter().map(PathBuf::from).collect())
+        }
         ["export", assignments @ ..] => Action::Export(
             assignments
                 .iter()
@@ -558,7 +501,6 @@ struct World {
     /// The reader's wallet: what the README's `key owner-new` line made (see `learn_owner`).
     owner: OnceLock<Address>,
     crowd: Address,
-    signer: Address,
     markets: Vec<String>,
     curl: Option<PathBuf>,
     used: Mutex<Vec<&'static str>>,
@@ -660,79 +602,135 @@ fn run_block(sources: &[Source], world: &World) -> Vec<Run> {
 fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>) -> Vec<Run> {
     let (line, comment) = split_comment(&source.text);
     let expect = expected_status(comment);
-    let variants = match synopsis_variants(line) {
-        Ok(v) => v,
-        Err(e) => return vec![Run::new(source, "unparsed", vec![]).fail(e)],
+    let mut used = Vec::new();
+    let text = match substitute(line, world, &mut used) {
+        Ok(t) => t,
+        Err(e) => return vec![Run::new(source, "unsubstituted", vec![]).fail(e)],
     };
-    let mut runs = Vec::new();
-    for variant in variants {
-        let mut used = Vec::new();
-        let text = match substitute(&variant, world, &mut used) {
-            Ok(t) => t,
-            Err(e) => {
-                runs.push(Run::new(source, "unsubstituted", vec![]).fail(e));
-                continue;
-            }
-        };
-        world.used.lock().unwrap().extend(used);
-        let home = world.machine.home();
-        let words = match shell_words(&text, home) {
-            Ok(w) => w,
-            Err(e) => {
-                runs.push(Run::new(source, "unparsed", vec![text]).fail(e));
-                continue;
-            }
-        };
-        if let Some(p) = words
-            .iter()
-            .find_map(|w| leftover_placeholder(w, &world.markets))
-        {
-            runs.push(Run::new(source, "placeholder", words.clone()).fail(format!(
-                "`{p}` looks like a placeholder the table does not know: add it to PLACEHOLDERS in \
-                 tests/it/readme.rs with a real value from the simulator or the test's machine"
-            )));
-            continue;
-        }
-        if words.is_empty() {
-            // A comment alone (`# terminal 1`) says where the next lines are typed.
-            continue;
-        }
-        let act = match action(&words, home) {
-            Ok(a) => a,
-            Err(e) => {
-                runs.push(Run::new(source, "unknown", words).fail(e));
-                continue;
-            }
-        };
-        let started = Instant::now();
-        let mut done = match act {
-            Action::Export(vars) => {
-                exports.extend(vars);
-                vec![Run::new(source, "export", words)]
-            }
-            Action::Curl(args) => vec![run_curl(source, args, world)],
-            Action::ThisTest => vec![Run::new(source, "this test's own run", words)],
-            Action::Binary(args, hows) => hows
-                .into_iter()
-                .map(|how| {
-                    let t = Instant::now();
-                    let mut run = run_binary(source, &args, how, expect, world, exports);
-                    run.took = t.elapsed();
-                    if makes_the_owner(&args) && run.problem.is_none() {
-                        run = learn_owner(run, &args, world);
-                    }
-                    run
-                })
-                .collect(),
-        };
-        for run in &mut done {
-            if run.took.is_zero() {
-                run.took = started.elapsed();
-            }
-        }
-        runs.extend(done);
+    world.used.lock().unwrap().extend(used);
+    let home = world.machine.home();
+    let (text, redirect) = match split_redirect(&text, home) {
+        Ok(split) => split,
+        Err(e) => return vec![Run::new(source, "unparsed", vec![text]).fail(e)],
+    };
+    let words = match shell_words(&text, home) {
+        Ok(w) => w,
+        Err(e) => return vec![Run::new(source, "unparsed", vec![text]).fail(e)],
+    };
+    if let Some(p) = words
+        .iter()
+        .find_map(|w| leftover_placeholder(w, &world.markets))
+    {
+        return vec![Run::new(source, "placeholder", words.clone()).fail(format!(
+            "`{p}` does not run as written: write a real value (an elided `0x12…34` or an id \
+             from another run will not do); only the reader's own values are named placeholders \
+             (PLACEHOLDERS in tests/it/readme.rs, such as 0xYourWallet)"
+        ))];
     }
-    runs
+    if words.is_empty() {
+        // A comment alone (`# terminal 1`) says where the next lines are typed.
+        return Vec::new();
+    }
+    let act = match action(&words, home) {
+        Ok(a) => a,
+        Err(e) => return vec![Run::new(source, "unknown", words).fail(e)],
+    };
+    if redirect.is_some()
+        && !matches!(&act, Action::Binary(_, hows) if matches!(hows.as_slice(), [How::Once]))
+    {
+        return vec![
+            Run::new(source, "unparsed", words).fail(
+                "`> FILE` is read only after a papertrade-tui command that runs to completion",
+            ),
+        ];
+    }
+    let started = Instant::now();
+    let mut done = match act {
+        Action::Export(vars) => {
+            exports.extend(vars);
+            vec![Run::new(source, "export", words)]
+        }
+        Action::Curl(args) => vec![run_curl(source, args, world)],
+        Action::Mkdir(dirs) => vec![run_mkdir(source, dirs, home)],
+        Action::ThisTest => vec![Run::new(source, "this test's own run", words)],
+        Action::Install => vec![Run::new(source, "cargo install: .ci/run runs it", words)],
+        Action::Binary(args, hows) => hows
+            .into_iter()
+            .map(|how| {
+                let t = Instant::now();
+                let mut run = run_binary(source, &args, how, expect, world, exports);
+                run.took = t.elapsed();
+                if makes_the_owner(&args) && run.problem.is_none() {
+                    run = learn_owner(run, &args, world);
+                }
+                if let Some(path) = &redirect
+                    && run.problem.is_none()
+                {
+                    run = write_redirect(run, path);
+                }
+                run
+            })
+            .collect(),
+    };
+    for run in &mut done {
+        if run.took.is_zero() {
+            run.took = started.elapsed();
+        }
+    }
+    done
+}
+
+/// A line's trailing `> FILE` (outside quotes): the command before it and the file, `~/`
+/// expanded. One redirection at the end, of stdout, is all the README needs; more is refused.
+fn split_redirect(line: &str, home: &Path) -> Result<(String, Option<PathBuf>), String> {
+    let mut quote = None;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (Some(q), _) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '>') => {
+                let target = shell_words(&line[i + 1..], home)?;
+                return match target.as_slice() {
+                    [file] => Ok((line[..i].trim_end().to_string(), Some(PathBuf::from(file)))),
+                    _ => Err("`>` must be followed by exactly one file name".into()),
+                };
+            }
+            (None, _) => {}
+        }
+    }
+    Ok((line.to_string(), None))
+}
+
+/// What `> FILE` does with a run's stdout, as sh would: the file written (replaced), or the
+/// run failed when its directory does not exist. Only under the machine's home.
+fn write_redirect(run: Run, path: &Path) -> Run {
+    let inside = run.stdout.len();
+    match std::fs::write(path, &run.stdout) {
+        Ok(()) if inside > 0 => run,
+        Ok(()) => run.fail(format!("wrote nothing to {}", path.display())),
+        Err(e) => run.fail(format!("cannot write {}: {e}", path.display())),
+    }
+}
+
+/// `mkdir -p DIR…`, each under the machine's home (the README's lines make directories in the
+/// reader's home only).
+fn run_mkdir(source: &Source, dirs: Vec<PathBuf>, home: &Path) -> Run {
+    let mut run = Run::new(
+        source,
+        "mkdir",
+        dirs.iter().map(|d| d.display().to_string()).collect(),
+    );
+    for dir in &dirs {
+        if !dir.starts_with(home) {
+            return run.fail(format!("{} is outside the home", dir.display()));
+        }
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return run.fail(format!("mkdir -p {}: {e}", dir.display()));
+        }
+    }
+    run.status = Some(0);
+    run
 }
 
 /// `key owner-new`: the line that makes the reader's owner wallet.
@@ -881,8 +879,8 @@ fn run_binary(
     world: &World,
     exports: &[(String, String)],
 ) -> Run {
-    // A demo keeps its practice wallet in `<data dir>/demo/`, which a second demo at the same
-    // time would overwrite: each demo run gets a machine of its own.
+    // A demo is a machine of its own: the reader runs it before anything is set up, and its
+    // run directory under `<data dir>/demo/` stays out of the walkthrough's data dir.
     let own;
     let home = if subcommand(args).is_some_and(|i| args[i] == "demo") {
         own = Machine::new();
@@ -957,6 +955,14 @@ fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) ->
     } else if expect != 0 && !run.stderr.starts_with("error: ") {
         // A refusal is one line naming what is wrong.
         return run.fail("no `error: …` line on stderr");
+    }
+    // An example of an open the relayer would refuse teaches an order that cannot be placed:
+    // only a line whose comment says it is refused may show one.
+    let refused = run.stdout.contains("WOULD BE REFUSED")
+        || serde_json::from_str::<Value>(&run.stdout)
+            .is_ok_and(|v| v["openValidation"]["accepted"] == false);
+    if refused && !split_comment(&run.source.text).1.contains("refused") {
+        return run.fail("the relayer would refuse this open; make the example one it accepts");
     }
     for (piece, wants) in CLAIMS {
         if run.source.text.contains(piece)
@@ -1102,7 +1108,6 @@ async fn every_readme_command_line_runs_as_written() {
         machine: Machine::new(),
         owner: OnceLock::new(),
         crowd,
-        signer: PrivateKeySigner::random().address(),
         markets,
         curl: ["/usr/bin/curl", "/bin/curl"]
             .into_iter()
@@ -1261,13 +1266,21 @@ fn command_lines_are_read_as_sh_would() {
     assert_eq!(split_comment("a # exits 2"), ("a", "exits 2"));
     assert_eq!(expected_status("bad input: exits 2"), 2);
     assert_eq!(expected_status("prints the exit codes"), 0);
-    assert_eq!(
-        synopsis_variants("sim --port 1 [--seed N] [--x] '[y]'").unwrap(),
-        ["sim --port 1 '[y]'", "sim --port 1 --seed N --x '[y]'"]
-    );
-    assert!(synopsis_variants("a [b").is_err());
-
     let home = Path::new("/h");
+    // A synopsis is not a command line; brackets in quotes are a word like any other.
+    let synopsis = shell_words("sim --port 1 [--seed N]", home).unwrap_err();
+    assert!(synopsis.contains("synopsis"), "{synopsis}");
+    assert_eq!(shell_words("a '[y]'", home).unwrap(), ["a", "[y]"]);
+    assert_eq!(
+        split_redirect("a b > ~/x/y", home).unwrap(),
+        ("a b".to_string(), Some(PathBuf::from("/h/x/y")))
+    );
+    assert_eq!(
+        split_redirect("a '>' b", home).unwrap(),
+        ("a '>' b".to_string(), None)
+    );
+    assert!(split_redirect("a > x y", home).is_err());
+
     assert_eq!(
         shell_words(r#"a 'b c' "d \"e\"" f\ g ~/k x~/y"#, home).unwrap(),
         ["a", "b c", "d \"e\"", "f g", "/h/k", "x~/y"]

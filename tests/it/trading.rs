@@ -2248,6 +2248,101 @@ async fn a_practice_owner_from_key_owner_new_registers_and_withdraws() {
     );
 }
 
+/// `key new` into the keystore file asks its new passphrase twice, as `key owner-new` and the
+/// UI's key panel do: a mistyped repeat stores no key, a matching one stores a key that opens
+/// with it, and PAPERTRADE_TUI_PASSPHRASE still answers without any prompt.
+#[test]
+fn key_new_asks_the_session_passphrase_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let owner = PrivateKeySigner::random().address();
+    let mut env: Vec<(String, String)> = [
+        ("PATH", "/usr/bin:/bin".to_string()),
+        ("HOME", dir.path().display().to_string()),
+        (
+            "XDG_CONFIG_HOME",
+            dir.path().join("config").display().to_string(),
+        ),
+        ("PAPERTRADE_TUI_DATA_DIR", data.display().to_string()),
+        ("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "10".to_string()),
+        ("PAPERTRADE_TUI_OWNER", format!("{owner:#x}")),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v))
+    .collect();
+    let args: Vec<String> = ["--key-backend", "keystore", "key", "new"]
+        .map(String::from)
+        .to_vec();
+    let keys = SessionKeys::new(&data, Some(papertrade_tui::keys::Backend::Keystore));
+    let prompt = "New passphrase for the session keystore: ";
+
+    let mut term = Pty::spawn(&args, &env);
+    term.expect(prompt);
+    term.keys(b"session phrase\r");
+    term.expect("Type it again: ");
+    term.keys(b"sesion phrase\r");
+    let done = term.finish(Duration::from_secs(20));
+    assert_eq!(
+        done.status.and_then(|s| s.code()),
+        Some(2),
+        "{}",
+        done.screen
+    );
+    assert!(done.screen.contains("differ"), "{}", done.screen);
+    assert!(!done.screen.contains("sesion"), "echoed:\n{}", done.screen);
+    assert!(
+        keys.load(owner, || Ok(Passphrase::new("session phrase".into())))
+            .unwrap()
+            .is_none(),
+        "a key was stored"
+    );
+
+    let mut term = Pty::spawn(&args, &env);
+    term.expect(prompt);
+    term.keys(b"session phrase\r");
+    term.expect("Type it again: ");
+    term.keys(b"session phrase\r");
+    let done = term.finish(Duration::from_secs(20));
+    assert_eq!(
+        done.status.and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        done.screen
+    );
+    assert!(
+        !done.screen.contains("session phrase"),
+        "echoed:\n{}",
+        done.screen
+    );
+    let (signer, _) = keys
+        .load(owner, || Ok(Passphrase::new("session phrase".into())))
+        .unwrap()
+        .expect("the key was stored");
+
+    // From the environment: not a single prompt, even with a terminal to ask on.
+    env.push((
+        "PAPERTRADE_TUI_PASSPHRASE".into(),
+        "from the environment".into(),
+    ));
+    let args: Vec<String> = ["--key-backend", "keystore", "key", "new", "--replace"]
+        .map(String::from)
+        .to_vec();
+    let term = Pty::spawn(&args, &env);
+    let done = term.finish(Duration::from_secs(20));
+    assert_eq!(
+        done.status.and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        done.screen
+    );
+    assert!(!done.screen.contains("passphrase"), "{}", done.screen);
+    let (replaced, _) = keys
+        .load(owner, || Ok(Passphrase::new("from the environment".into())))
+        .unwrap()
+        .unwrap();
+    assert_ne!(replaced.address(), signer.address());
+}
+
 /// Without the environment variable the passphrase is asked twice on the terminal, without
 /// echo; an empty one or a mistyped repeat writes nothing.
 #[test]
