@@ -129,6 +129,9 @@ pub struct App {
     pub health: Option<RelayerHealth>,
     pub account: Option<AccountState>,
     pub freshness: Freshness,
+    /// The account stream broke and has not synced since: its heartbeats before the new
+    /// snapshot prove a connection, not an account in sync.
+    pub(crate) account_lost: bool,
     /// The price 24 h ago per instrument id (raw), for the header's change.
     pub day_open: BTreeMap<u32, u64>,
     /// Place in the relayer queue of each queued intent of the wallet.
@@ -202,6 +205,9 @@ pub struct App {
 const UNANSWERED_KEPT: usize = 50;
 
 /// How often the chart's candles are fetched again.
+/// How a message saying the account stream broke begins (it ends when the stream syncs again).
+const STREAM_LOST: &str = "account stream lost:";
+
 pub const CANDLE_REFRESH: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl App {
@@ -216,6 +222,7 @@ impl App {
             health: None,
             account: None,
             freshness: Freshness::default(),
+            account_lost: false,
             day_open: BTreeMap::new(),
             queue_ranks: BTreeMap::new(),
             my_trades: Vec::new(),
@@ -691,8 +698,11 @@ impl App {
         changed |= self.unanswered.len() != unanswered;
         match event {
             StreamEvent::Synced(state) => {
-                // Said once the stream is back, so "resyncing" is not the last word.
-                if self.freshness.error(Source::Account).is_some() {
+                // Said once the stream is back, so "resyncing" is not the last word, and the
+                // "lost" messages leave the footer now rather than when their time runs out.
+                if std::mem::take(&mut self.account_lost) {
+                    self.toasts
+                        .end(|t| t.text.starts_with(STREAM_LOST), self.clock);
                     self.toast("account stream back: synced", false);
                 }
                 self.freshness.record_ok(Source::Account, at);
@@ -715,10 +725,14 @@ impl App {
                 self.record_closes(closed, at);
                 changed |= replace(&mut self.account, *state);
             }
+            // A heartbeat of a connection not yet synced (the new connection's `liveness`
+            // comes before its snapshot) does not end the loss.
+            StreamEvent::Alive if self.account_lost => {}
             StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
             StreamEvent::Disconnected { reason, .. } => {
+                self.account_lost = true;
                 self.freshness.record_error(Source::Account, reason.clone());
-                self.toast(format!("account stream lost: {reason}; resyncing"), true)
+                self.toast(format!("{STREAM_LOST} {reason}; resyncing"), true)
             }
         }
         // Keep selections on rows that still exist.
@@ -938,6 +952,7 @@ fn replace<T: PartialEq>(slot: &mut Option<T>, value: T) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::Message;
     use crate::protocol::account::Frame;
 
     const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[],"walletRevision":48399562,"queueRevision":"881","balance":"1000000000000000000000","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"1000000000000000000000","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",0,false,false,"832045","10000000000000000000",100,"839965",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
@@ -961,5 +976,45 @@ mod tests {
         fewer.locked = 10_000_000_000_000_000_000;
         app.on_stream(StreamEvent::Synced(fewer), SystemTime::UNIX_EPOCH);
         assert_eq!(app.close_selection(), vec![U256::from(411_276u64)]);
+    }
+
+    /// The app's clock is the messages' (paused: nothing moves it but the test). A new
+    /// connection says `liveness` before its snapshot; the loss ends with the snapshot, and the
+    /// "lost" message leaves the footer then, not 20 s after it was said.
+    #[test]
+    fn a_lost_stream_is_said_until_the_resync_and_not_after() {
+        let t = |ms: u64| SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+        let mut app = App::new(Mode::Watch, None);
+        let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
+            panic!()
+        };
+        app.handle(Message::Stream(StreamEvent::Synced(s.clone()), t(1_000)));
+        app.handle(Message::Stream(
+            StreamEvent::Disconnected {
+                reason: "the stream ended".into(),
+                retry_in: std::time::Duration::from_millis(250),
+            },
+            t(2_000),
+        ));
+        let footer = |app: &App, at| app.toasts.current(at).map(|m| m.text.clone());
+        assert_eq!(
+            footer(&app, t(2_100)).as_deref(),
+            Some("account stream lost: the stream ended; resyncing")
+        );
+        // The reconnect: a heartbeat first, still not in sync.
+        app.handle(Message::Stream(StreamEvent::Alive, t(2_300)));
+        assert!(app.freshness.error(Source::Account).is_some(), "not synced yet");
+        assert!(footer(&app, t(2_300)).unwrap().contains("resyncing"));
+        app.handle(Message::Stream(StreamEvent::Synced(s), t(2_301)));
+        assert_eq!(
+            footer(&app, t(2_400)).as_deref(),
+            Some("account stream back: synced")
+        );
+        assert_eq!(app.toasts.other_fresh(t(2_400)), 0, "the lost one is over");
+        // Once the "back" message has been read, the footer is quiet: no "resyncing" 20 s on.
+        let later = t(2_301) + super::super::messages::TOAST_FOR;
+        assert_eq!(footer(&app, later), None);
+        assert_eq!(app.toasts.len(), 2, "the log keeps both");
+        assert_eq!(app.freshness.error(Source::Account), None);
     }
 }
