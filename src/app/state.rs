@@ -13,7 +13,7 @@ use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::feed::market::{MarketEvent, Source};
 use crate::protocol::account::AccountState;
-use crate::protocol::history::{ClosedTrade, TradeHistory};
+use crate::protocol::history::{HistoryLine, TradeHistory};
 use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
@@ -148,8 +148,8 @@ pub struct App {
     pub history: TradeHistory,
     /// The highlighted row of the history table (0 = newest).
     pub history_cursor: usize,
-    /// Records the runtime must append to the history file (`Effect::RecordHistory`).
-    pub(super) history_unsaved: Vec<ClosedTrade>,
+    /// Lines the runtime must append to the history file (`Effect::RecordHistory`).
+    pub(super) history_unsaved: Vec<HistoryLine>,
     pub watch: IntentWatch,
     /// Every message of the session; the footer shows the latest (`MessageLog::current`).
     pub toasts: MessageLog,
@@ -706,6 +706,8 @@ impl App {
                     self.toast("account stream back: synced", false);
                 }
                 self.freshness.record_ok(Source::Account, at);
+                // A fresh view of the account: how far back the history is complete.
+                self.mark_history(&state, at, true);
                 changed |= replace(&mut self.account, *state);
             }
             StreamEvent::Patched { state, closed, .. } => {
@@ -722,7 +724,17 @@ impl App {
                     self.toast(text, bad);
                 }
                 // Before the new state replaces the old: the entries are on the positions held.
-                self.record_closes(closed, at);
+                let moved = !closed.is_empty()
+                    || self
+                        .account
+                        .as_ref()
+                        .is_some_and(|a| crate::protocol::coverage::positions_changed(a, &state));
+                if !closed.is_empty() {
+                    self.record_closes(closed, at);
+                }
+                if moved {
+                    self.mark_history(&state, at, false);
+                }
                 changed |= replace(&mut self.account, *state);
             }
             // A heartbeat of a connection not yet synced (the new connection's `liveness`
@@ -1003,7 +1015,10 @@ mod tests {
         );
         // The reconnect: a heartbeat first, still not in sync.
         app.handle(Message::Stream(StreamEvent::Alive, t(2_300)));
-        assert!(app.freshness.error(Source::Account).is_some(), "not synced yet");
+        assert!(
+            app.freshness.error(Source::Account).is_some(),
+            "not synced yet"
+        );
         assert!(footer(&app, t(2_300)).unwrap().contains("resyncing"));
         app.handle(Message::Stream(StreamEvent::Synced(s), t(2_301)));
         assert_eq!(

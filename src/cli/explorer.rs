@@ -259,7 +259,8 @@ fn print_sheet(s: &BalanceSheet) {
 
 pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
     let address = report::wallet("<ADDR>", &a.address)?;
-    let (value, outcomes) = report::intents(&ctx.http, address, a.follow.secs).await?;
+    let (value, outcomes) =
+        report::intents(&ctx.http, &ctx.data_dir, address, a.follow.secs).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());
@@ -314,7 +315,7 @@ pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|w| report::wallet("wallet", w))
         .transpose()?;
-    let value = report::lookup(&ctx.http, id, wallet, a.follow.secs).await?;
+    let value = report::lookup(&ctx.http, &ctx.data_dir, id, wallet, a.follow.secs).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());
@@ -424,12 +425,13 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
                 .unwrap_or_default()
         );
     }
+    say!("{}", f.coverage.summary());
     say!("note: {}", history::HISTORY_NOTE);
     Ok(())
 }
 
 pub async fn search(ctx: &Context, a: SearchArgs) -> Result<(), CliError> {
-    let (query, value) = report::search(&ctx.http, &a.query).await?;
+    let (query, value) = report::search(&ctx.http, &ctx.data_dir, &a.query).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());

@@ -88,7 +88,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
     let is_long = args::side(&a.position.side)?;
     let margin = args::margin(&a.position.margin)?;
     let leverage = args::leverage(&a.leverage)?;
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let data = MarketData::live(&ctx.http, Some(&a.position.market)).await?;
     let market = args::market(&data.state, &a.position.market)?;
     let mark = data
@@ -219,7 +219,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         .iter()
         .map(|t| args::position_id(t))
         .collect::<Result<_, _>>()?;
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let wanted: Vec<U256> = if a.all {
         live.state.open_positions.iter().map(|p| p.id).collect()
     } else {
@@ -404,7 +404,7 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     let owner = owner(ctx)?;
     let target: B256 = crate::protocol::wire::parse_b256(a.intent_id.trim())
         .map_err(|e| CliError::input(args::INTENT_ID, e))?;
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let op = check_cancel(&live.state, target)
         .map_err(|r| {
             CliError::input(
@@ -462,7 +462,7 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
             WithdrawRefusal::BelowMinimum.to_string(),
         ));
     }
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let plan =
         plan_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
     for line in plan.lines(owner) {

@@ -1,14 +1,24 @@
 //! One wallet's account stream, followed: opened until its first snapshot, then each event
 //! folded into the state held. The commands and the assistant tools read wallets through it.
+//!
+//! With a data dir, what the stream shows goes into the wallet's local history as it arrives
+//! (`client::history`): every close it reports, with the entry of the position held, and a mark
+//! at each snapshot and after each change of the open positions, so a close made by any command is in the History tab
+//! and `history ADDR`, and the history can say how far back it is complete.
 
+use std::path::Path;
 use std::time::Duration;
 
 use alloy_primitives::Address;
 use tokio::sync::mpsc;
 
 use crate::feed::account::StreamEvent;
-use crate::protocol::account::AccountState;
+use crate::protocol::account::{AccountState, ClosedPosition};
+use crate::protocol::coverage::{Mark, positions_changed};
+use crate::protocol::history::{ClosedTrade, HistoryLine};
+use crate::protocol::trading::TradingState;
 
+use super::history::HistoryFile;
 use super::stream::{StreamConfig, spawn_account_stream};
 use super::{ExchangeHttp, FetchError};
 
@@ -17,6 +27,7 @@ pub struct LiveAccount {
     rx: mpsc::Receiver<StreamEvent>,
     task: tokio::task::JoinHandle<()>,
     pub state: AccountState,
+    history: Option<Recorder>,
 }
 
 impl Drop for LiveAccount {
@@ -25,9 +36,53 @@ impl Drop for LiveAccount {
     }
 }
 
+/// Writes what the stream shows into the wallet's history file.
+struct Recorder {
+    file: HistoryFile,
+    http: ExchangeHttp,
+    /// The markets, read once, at the first close (its symbol and price scale).
+    markets: Option<TradingState>,
+}
+
+impl Recorder {
+    fn write(&mut self, line: &HistoryLine) {
+        // The trade already happened: a history that cannot be written is logged, not fatal.
+        if let Err(e) = self.file.append(line) {
+            tracing::warn!(error = %e, "history not saved");
+        }
+    }
+
+    fn mark(&mut self, state: &AccountState, start: bool) {
+        let at = crate::clock::now_unix_ms();
+        self.write(&HistoryLine::Mark(Mark::of(state, at, start)));
+    }
+
+    /// Record `closed`, reported now; `held` is the account before the patch (the entries).
+    async fn closes(&mut self, closed: &[ClosedPosition], held: &AccountState) {
+        if self.markets.is_none() {
+            self.markets = self.http.trading_state().await.ok();
+        }
+        let seen_at_ms = crate::clock::now_unix_ms();
+        for c in closed {
+            let position = held.open_positions.iter().find(|p| p.id == c.id);
+            let market = self
+                .markets
+                .as_ref()
+                .and_then(|m| m.market_by_id(c.instrument_id));
+            let trade = ClosedTrade::new(c.clone(), position, market, seen_at_ms);
+            self.write(&HistoryLine::Trade(trade));
+        }
+    }
+}
+
 impl LiveAccount {
-    /// Open the stream and wait for the first snapshot.
-    pub async fn open(http: &ExchangeHttp, wallet: Address) -> Result<Self, FetchError> {
+    /// Open the stream and wait for the first snapshot. With `data_dir`, the wallet's closes
+    /// and marks go into its history file there (`None`: nothing is written).
+    pub async fn open(
+        http: &ExchangeHttp,
+        wallet: Address,
+        data_dir: Option<&Path>,
+    ) -> Result<Self, FetchError> {
         let (tx, mut rx) = mpsc::channel(256);
         let task = spawn_account_stream(http.clone(), wallet, StreamConfig::default(), tx);
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
@@ -35,10 +90,19 @@ impl LiveAccount {
         loop {
             match tokio::time::timeout_at(deadline, rx.recv()).await {
                 Ok(Some(StreamEvent::Synced(state))) => {
+                    let mut history = data_dir.map(|dir| Recorder {
+                        file: HistoryFile::new(dir, wallet),
+                        http: http.clone(),
+                        markets: None,
+                    });
+                    if let Some(h) = &mut history {
+                        h.mark(&state, true);
+                    }
                     return Ok(Self {
                         rx,
                         task,
                         state: *state,
+                        history,
                     });
                 }
                 Ok(Some(StreamEvent::Disconnected { reason, .. })) => last_error = reason,
@@ -58,8 +122,24 @@ impl LiveAccount {
     pub async fn next(&mut self) -> Option<StreamEvent> {
         let event = self.rx.recv().await?;
         match &event {
-            StreamEvent::Synced(s) | StreamEvent::Patched { state: s, .. } => {
-                self.state = (**s).clone()
+            StreamEvent::Synced(s) => {
+                if let Some(h) = &mut self.history {
+                    h.mark(s, true);
+                }
+                self.state = (**s).clone();
+            }
+            StreamEvent::Patched { state, closed, .. } => {
+                // Before the new state replaces the old: the entries are on the positions held.
+                if let Some(h) = &mut self.history {
+                    if !closed.is_empty() {
+                        h.closes(closed, &self.state).await;
+                    }
+                    // What this view saw open is the evidence a later one checks against.
+                    if !closed.is_empty() || positions_changed(&self.state, state) {
+                        h.mark(state, false);
+                    }
+                }
+                self.state = (**state).clone();
             }
             _ => {}
         }

@@ -2,6 +2,7 @@
 //! other layer (client, simulator, UI) stands on this one, so a rule is written once.
 
 pub mod account;
+pub mod coverage;
 pub mod eip712;
 pub mod funding;
 pub mod history;

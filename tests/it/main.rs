@@ -7,6 +7,7 @@ mod explore_run;
 mod explore_ui;
 mod explorer;
 mod funding;
+mod history;
 mod hostile;
 mod hypercore;
 mod key_setup_ui;
