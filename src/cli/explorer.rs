@@ -330,6 +330,19 @@ fn print_lookup(v: &Value) {
         v["intent_id"].as_str().unwrap_or(""),
         v["state"].as_str().unwrap_or("")
     );
+    let audit = &v["audit"];
+    if audit.is_object() {
+        let text = |k: &str| audit[k].as_str().unwrap_or("—").to_string();
+        say!(
+            "in this machine's audit log: {} signed at {} UTC · sent: {} · outcome: {}",
+            text("action"),
+            audit["signed_at"]
+                .as_u64()
+                .map_or("—".into(), crate::clock::utc_minute_text),
+            text("submission"),
+            text("outcome")
+        );
+    }
     if let Some(rank) = v["pending"]["queue_rank"].as_u64() {
         say!("queued in the relayer at place {rank}");
     }

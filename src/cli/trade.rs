@@ -10,7 +10,9 @@ use crate::client::ledger::{AuditLog, NonceStore};
 use crate::client::orders::{OrderError, Sent, Trader, send_signed};
 use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
+use crate::protocol::account::Operation;
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
+use crate::protocol::failure::FailureGuess;
 use crate::protocol::funding::{
     CORE_WEI_PER_USDC_UNIT, WithdrawRefusal, parse_usdc, plan_withdraw,
 };
@@ -173,6 +175,36 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         .iter()
         .find(|p| p.intent_id == Some(id))
         .cloned();
+    // The stream says only "failed": what the relayer's checks would refuse now is the likely
+    // reason (inferred, and said so).
+    let failure = if outcome == "failed" {
+        let queued = Operation {
+            intent_id: id,
+            action: "openPosition".into(),
+            instrument_id: Some(market.id),
+            is_long: Some(is_long),
+            use_debt: Some(a.use_debt),
+            amount: Some(margin),
+            leverage: Some(leverage),
+            accepted_at_ms: 0,
+            // An intent past its deadline ends `expired`, not `failed`.
+            deadline: u64::MAX,
+            close_position_ids: None,
+        };
+        // Without the markets, nothing can be checked: the bare outcome is said.
+        MarketData::live(&ctx.http, Some(&a.position.market))
+            .await
+            .ok()
+            .map(|now| {
+                let mark = now
+                    .state
+                    .market_by_id(market.id)
+                    .and_then(|m| now.mark(m).ok());
+                FailureGuess::of(&queued, &now.state, mark, &live.state, now_unix_s())
+            })
+    } else {
+        None
+    };
     if ctx.json {
         print_json(&json!({
             "intentId": format!("{id:#x}"),
@@ -186,6 +218,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
                 "bustPriceRaw": p.bust_price.to_string(),
                 "marginUsd": wad_json(signed(p.margin), 6),
             })),
+            "failure": failure.as_ref().map(FailureGuess::json),
         }));
     } else {
         match &position {
@@ -198,7 +231,12 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
                 price(p.entry_price, market.price_scale),
                 price(p.bust_price, market.price_scale)
             ),
-            None => say!("intent {id:#x}: {outcome}"),
+            None => say!(
+                "intent {id:#x}: {}",
+                failure
+                    .as_ref()
+                    .map_or_else(|| outcome.to_string(), FailureGuess::text)
+            ),
         }
     }
     expect_outcomes("succeeded", [outcome])

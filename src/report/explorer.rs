@@ -174,8 +174,24 @@ pub async fn lookup(
     let feed = reads::recent_trades(http).await?;
     let trading = http.trading_state().await?;
     let now = crate::clock::now_unix_s();
-    let Some(wallet) = wallet else {
-        return Ok(intents::lookup(id, &feed.events, None).json(&trading, now));
+    // This machine's own intents are in its audit log: their wallet and their fate, even once
+    // the exchange's feed and queue have forgotten them.
+    let audited = crate::client::ledger::AuditLog::new(data_dir).intent(id);
+    let with_audit = |mut v: Value| {
+        if let Some(a) = &audited {
+            if v["state"] == "not_found"
+                && let Some(outcome) = &a.outcome
+            {
+                v["state"] = json!(outcome);
+            }
+            v["audit"] = a.json();
+        }
+        v
+    };
+    let Some(wallet) = wallet.or_else(|| audited.as_ref().and_then(|a| a.user())) else {
+        return Ok(with_audit(
+            intents::lookup(id, &feed.events, None).json(&trading, now),
+        ));
     };
     let mut live = LiveAccount::open(http, wallet, Some(data_dir)).await?;
     let rank = reads::queue_rank(http, wallet).await.ok();
@@ -185,7 +201,9 @@ pub async fn lookup(
         rank: rank.as_ref(),
         outcomes: &outcomes,
     };
-    Ok(intents::lookup(id, &feed.events, Some(&view)).json(&trading, now))
+    Ok(with_audit(
+        intents::lookup(id, &feed.events, Some(&view)).json(&trading, now),
+    ))
 }
 
 /// One page of a wallet's closed trades, newest first (what can be derived: see the note).

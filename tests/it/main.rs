@@ -15,6 +15,7 @@ mod layers;
 mod liquidations;
 mod mcp;
 mod mcp_http;
+mod outcomes;
 mod properties;
 mod pty;
 mod readme;

@@ -1356,7 +1356,7 @@ async fn the_terminal_ui_opens_and_closes_a_position_by_keyboard() {
     ticket(&ui, "100", 9);
     ui.wait_for_text("OPEN").await;
     ui.type_text("y");
-    ui.wait_for_text("succeeded").await;
+    ui.wait_for_text("opened #").await;
     assert_eq!(
         positions(),
         1,
@@ -1421,7 +1421,7 @@ async fn a_deep_link_prefills_the_ticket_and_only_the_confirmation_signs_it() {
     let dialog = ui.wait_for_text("OPEN").await;
     assert!(dialog.contains("came from a link"), "{dialog}");
     ui.type_text("y");
-    ui.wait_for_text("succeeded").await;
+    ui.wait_for_text("opened #").await;
     let opened = sim
         .server
         .shared
@@ -1502,7 +1502,7 @@ async fn the_fund_tab_deposits_and_withdraws_around_a_trade() {
     ticket(&ui, "100", 9);
     ui.wait_for_text("OPEN").await;
     ui.type_text("y");
-    ui.wait_for_text("succeeded").await;
+    ui.wait_for_text("opened #").await;
     ui.type_text("2x");
     ui.wait_for_text("CLOSE").await;
     ui.type_text("y");
@@ -1550,7 +1550,7 @@ async fn the_history_survives_a_restart() {
     ticket(&ui, "100", 9);
     ui.wait_for_text("OPEN").await;
     ui.type_text("y");
-    ui.wait_for_text("succeeded").await;
+    ui.wait_for_text("opened #").await;
     let id = sim.server.shared.with_engine(|e| {
         e.account(owner).unwrap().state.open_positions[0]
             .id
@@ -1673,7 +1673,7 @@ fn the_demo_trades_a_round_trip_by_keyboard() {
     pty.keys(b"\r");
     pty.expect("OPEN");
     pty.keys(b"y");
-    pty.expect("succeeded");
+    pty.expect("opened #");
     pty.keys(b"2x");
     pty.expect("CLOSE");
     pty.keys(b"y");
