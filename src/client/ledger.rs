@@ -108,6 +108,10 @@ impl Drop for Lock {
     }
 }
 
+/// The `outcome` a command records when it stops waiting before the intent's fate is known; a
+/// later command that sees the fate appends it.
+pub const PENDING: &str = "pending";
+
 /// At most this much of the audit log's end is read to look an intent up (tens of thousands of
 /// lines; older intents are not found).
 pub const AUDIT_READ_BYTES: u64 = 8 * 1024 * 1024;
@@ -214,6 +218,40 @@ impl AuditLog {
             }
         }
         found
+    }
+
+    /// `wallet`'s intents this log holds with no fate yet: sent (accepted, or no answer) but no
+    /// `outcome` line, or only a `pending` one (the command stopped waiting). Each with the
+    /// positions it closes (a close's evidence after a resync).
+    pub fn unsettled(&self, wallet: Address) -> Vec<(alloy_primitives::B256, Vec<U256>)> {
+        let user = format!("{wallet:#x}");
+        let mut open: Vec<(alloy_primitives::B256, Vec<U256>)> = Vec::new();
+        for entry in self.tail_entries() {
+            let Some(id) = entry["intentId"]
+                .as_str()
+                .and_then(|t| t.parse::<alloy_primitives::B256>().ok())
+            else {
+                continue;
+            };
+            match entry["event"].as_str().unwrap_or_default() {
+                "signed" if entry["user"].as_str() == Some(user.as_str()) => {
+                    let closes = entry["positionIds"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str()?.parse().ok())
+                        .collect();
+                    open.push((id, closes));
+                }
+                // Refused: it never reached the queue, there is no fate to learn.
+                "refused" | "not_kept" | "id_mismatch" => open.retain(|(i, _)| *i != id),
+                "outcome" if entry["outcome"].as_str() != Some(PENDING) => {
+                    open.retain(|(i, _)| *i != id)
+                }
+                _ => {}
+            }
+        }
+        open
     }
 
     /// The entries of the log's newest [`AUDIT_READ_BYTES`], oldest first.

@@ -4,7 +4,8 @@
 //! With a data dir, what the stream shows goes into the wallet's local history as it arrives
 //! (`client::history`): every close it reports, with the entry of the position held, and a mark
 //! at each snapshot and after each change of the open positions, so a close made by any command is in the History tab
-//! and `history ADDR`, and the history can say how far back it is complete.
+//! and `history ADDR`, and the history can say how far back it is complete. The fates of this
+//! wallet's intents that earlier commands stopped waiting for go into the audit log when seen.
 
 use std::path::Path;
 use std::time::Duration;
@@ -19,8 +20,11 @@ use crate::protocol::history::{ClosedTrade, HistoryLine};
 use crate::protocol::trading::TradingState;
 
 use super::history::HistoryFile;
+use super::intents::record_late_fate;
+use super::ledger::AuditLog;
 use super::stream::{StreamConfig, spawn_account_stream};
 use super::{ExchangeHttp, FetchError};
+use crate::feed::intents::IntentWatch;
 
 /// The account stream of one wallet, kept open while a command runs.
 pub struct LiveAccount {
@@ -28,11 +32,39 @@ pub struct LiveAccount {
     task: tokio::task::JoinHandle<()>,
     pub state: AccountState,
     history: Option<Recorder>,
+    late: Option<LateFates>,
 }
 
 impl Drop for LiveAccount {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// Appends to the audit log the fates of this wallet's intents that earlier commands sent but
+/// stopped waiting for (their own are followed by the command itself).
+struct LateFates {
+    audit: AuditLog,
+    watch: IntentWatch,
+}
+
+impl LateFates {
+    fn new(data_dir: &Path, wallet: Address) -> Self {
+        let audit = AuditLog::new(data_dir);
+        let mut watch = IntentWatch::new();
+        for (id, closes) in audit.unsettled(wallet) {
+            watch.track_close(id, closes);
+        }
+        Self { audit, watch }
+    }
+
+    fn see(&mut self, event: &StreamEvent) {
+        if self.watch.is_empty() {
+            return;
+        }
+        for (id, r) in self.watch.on_event(event) {
+            record_late_fate(&self.audit, id, &r);
+        }
     }
 }
 
@@ -98,11 +130,17 @@ impl LiveAccount {
                     if let Some(h) = &mut history {
                         h.mark(&state, true);
                     }
+                    // Read before this command signs anything: only earlier commands' intents.
+                    let mut late = data_dir.map(|dir| LateFates::new(dir, wallet));
+                    if let Some(l) = &mut late {
+                        l.see(&StreamEvent::Synced(state.clone()));
+                    }
                     return Ok(Self {
                         rx,
                         task,
                         state: *state,
                         history,
+                        late,
                     });
                 }
                 Ok(Some(StreamEvent::Disconnected { reason, .. })) => last_error = reason,
@@ -121,6 +159,9 @@ impl LiveAccount {
     /// The next event (`None` when the task ended).
     pub async fn next(&mut self) -> Option<StreamEvent> {
         let event = self.rx.recv().await?;
+        if let Some(l) = &mut self.late {
+            l.see(&event);
+        }
         match &event {
             StreamEvent::Synced(s) => {
                 if let Some(h) = &mut self.history {
