@@ -32,7 +32,7 @@ async fn a_cli_close_is_in_the_history_and_one_nobody_here_saw_is_a_gap() {
 
     // No UI ever ran: the close the CLI saw is in the history, with its exact figures and entry.
     let history = user.json(&["history", &owner]).await;
-    assert_eq!(ids(&history), [first.clone()], "{history}");
+    assert_eq!(ids(&history), std::slice::from_ref(&first), "{history}");
     let row = &history["trades"][0];
     assert_eq!(row["net_pnl_raw"], net.as_str());
     assert_eq!(row["entry"], 82_800.3);
