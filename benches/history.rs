@@ -49,7 +49,7 @@ fn history(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.bench_function("read a full file (20000 lines)", |b| {
         b.iter(|| {
-            let (trades, skipped) = decode_lines(black_box(text.as_bytes()), false);
+            let (trades, _marks, skipped) = decode_lines(black_box(text.as_bytes()), false);
             let mut h = TradeHistory::new();
             h.extend(trades);
             (h.totals(), skipped)

@@ -1,8 +1,9 @@
 //! `get_trade_history`: a wallet's closed and liquidated trades, newest first, paged.
 //!
 //! The exchange's paged trade history read is unknown (§10.1), so the history is what can be
-//! derived: this client's own history file of the wallet (`history/<wallet>.jsonl`, written
-//! while a UI followed it: the stream's exact close with entry and exit), the recent-trades
+//! derived: this machine's own history file of the wallet (`history/<wallet>.jsonl`, written
+//! by every process that followed its account stream: the stream's exact close with entry and
+//! exit, and marks saying since when it is complete), the recent-trades
 //! feed's close and liquidation rows of the wallet (§3.7, the latest 50 across the protocol; the
 //! same feed's open row gives the entry) and the closed positions the account stream reported
 //! while it was followed (§3.2 `closedPositions`: exact net PnL and PAPER minted). Older trades
@@ -26,7 +27,7 @@ use super::{raw, usd, usd_u};
 pub const PAGE_SIZE: usize = 75;
 
 /// What is not available, said once in every result.
-pub const HISTORY_NOTE: &str = "older trades are not available from this exchange (no paged trade-history read is published, protocol.md §10.1): this is this client's history file of the wallet (closes a UI of this data dir saw), the recent-trades feed (latest 50 across the protocol) and the closes the account stream reported while it was followed";
+pub const HISTORY_NOTE: &str = "older trades are not available from this exchange (no paged trade-history read is published, protocol.md §10.1): this is this machine's history file of the wallet (every close any command, UI or --watch of this data dir saw on the wallet's account stream; `complete` says since when none is missing), the recent-trades feed (latest 50 across the protocol) and the closes the account stream reported while it was followed";
 
 /// One closed trade as far as the sources tell it.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,6 +112,8 @@ pub struct FileSummary {
     pub truncated: bool,
     /// It could not be read (the other sources still answer).
     pub error: Option<String>,
+    /// How far back its records are complete.
+    pub coverage: crate::protocol::coverage::Coverage,
 }
 
 /// A row with nothing known beyond what every source says: id, market, side, liquidated.
@@ -162,7 +165,7 @@ pub fn closed_trades(
     let mut by_id: BTreeMap<U256, ClosedTrade> = BTreeMap::new();
     // The file's lines merged the way the History tab merges them: one record per position.
     let mut kept = TradeHistory::new();
-    kept.extend(file.trades.iter().cloned());
+    kept.load(file);
     for r in kept.newest_first() {
         let market = r
             .symbol
@@ -183,6 +186,7 @@ pub fn closed_trades(
         skipped: file.skipped,
         truncated: file.truncated || kept.dropped() > 0,
         error: file.error.clone(),
+        coverage: kept.coverage().clone(),
     };
     let mut entries: BTreeMap<U256, f64> = BTreeMap::new();
     for e in feed.events.iter().filter(|e| e.wallet == wallet) {
@@ -315,6 +319,7 @@ impl HistoryPage {
                 "truncated": self.file.truncated,
                 "error": self.file.error,
             },
+            "complete": self.file.coverage.json(),
             "note": HISTORY_NOTE,
         })
     }
@@ -438,8 +443,7 @@ mod tests {
                 record(closed(13, 5, false), 821_000, Some(822_000), Some(250)),
             ],
             skipped: 2,
-            truncated: false,
-            error: None,
+            ..LoadedHistory::default()
         };
         let streamed = vec![(closed(13, 5, false), 400)];
         let (trades, summary) = closed_trades(me, &file, &feed, &streamed, &trading());
@@ -449,7 +453,8 @@ mod tests {
                 records: 3,
                 skipped: 2,
                 truncated: false,
-                error: None
+                error: None,
+                coverage: Default::default(),
             }
         );
         let rows: Vec<(u64, Vec<&str>, Option<u64>)> = trades

@@ -5,8 +5,9 @@
 
 use std::time::SystemTime;
 
-use crate::protocol::account::ClosedPosition;
-use crate::protocol::history::{ClosedTrade, LoadedHistory, MAX_TRADES};
+use crate::protocol::account::{AccountState, ClosedPosition};
+use crate::protocol::coverage::Mark;
+use crate::protocol::history::{ClosedTrade, HistoryLine, LoadedHistory, MAX_TRADES};
 
 use super::state::App;
 
@@ -20,7 +21,7 @@ impl App {
                 true,
             );
         }
-        let conflicts = self.history.extend(loaded.trades);
+        let conflicts = self.history.load(&loaded);
         let skipped = loaded.skipped + conflicts;
         if skipped > 0 {
             self.toast(
@@ -57,15 +58,28 @@ impl App {
             // The feed may list the close already.
             trade.fill_from_feed(&self.my_trades);
             if let Some(changed) = self.history.insert(trade) {
-                self.history_unsaved.push(changed);
+                self.history_unsaved.push(HistoryLine::Trade(changed));
             }
         }
+    }
+
+    /// The account as the stream shows it whole at `at`: a fresh snapshot (`start`), or the
+    /// state after closes this view saw. Written after the records, so a reader can tell how
+    /// far back the history is complete.
+    pub(super) fn mark_history(&mut self, state: &AccountState, at: SystemTime, start: bool) {
+        if self.wallet != Some(state.address) {
+            return;
+        }
+        let mark = Mark::of(state, crate::clock::unix_ms(at), start);
+        self.history.observe(mark.clone());
+        self.history_unsaved.push(HistoryLine::Mark(mark));
     }
 
     /// The recent-trades feed just changed: fill the exits and times it gives.
     pub(super) fn history_from_feed(&mut self) {
         let changed = self.history.fill_from_feed(&self.my_trades);
-        self.history_unsaved.extend(changed);
+        self.history_unsaved
+            .extend(changed.into_iter().map(HistoryLine::Trade));
     }
 
     pub(super) fn move_history_cursor(&mut self, delta: i64) {
@@ -139,7 +153,7 @@ mod tests {
         effects
             .iter()
             .filter_map(|e| match e {
-                Effect::RecordHistory(t) => Some(t),
+                Effect::RecordHistory(HistoryLine::Trade(t)) => Some(t),
                 _ => None,
             })
             .collect()
@@ -199,8 +213,7 @@ mod tests {
         let effects = fresh.handle(Message::HistoryLoaded(LoadedHistory {
             trades: vec![trade.clone(), trade],
             skipped: 2,
-            truncated: false,
-            error: None,
+            ..LoadedHistory::default()
         }));
         assert!(recorded(&effects).is_empty());
         assert_eq!(fresh.history.len(), 1);

@@ -20,6 +20,9 @@ pub struct Toast {
     pub at: SystemTime,
     /// Shown until dismissed (Esc), not for a few seconds.
     pub sticky: bool,
+    /// What it reports ended at this instant (the stream it said was lost is back): it leaves
+    /// the footer then, whatever time it had left. The log keeps it.
+    pub ended: Option<SystemTime>,
 }
 
 impl Toast {
@@ -30,7 +33,8 @@ impl Toast {
         } else {
             TOAST_FOR
         };
-        self.at + ttl
+        let expires = self.at + ttl;
+        self.ended.map_or(expires, |e| e.min(expires))
     }
 
     fn live_at(&self, now: SystemTime) -> bool {
@@ -53,6 +57,7 @@ impl MessageLog {
             error,
             at,
             sticky,
+            ended: None,
         });
         while self.entries.len() > LOG_LEN {
             self.entries.pop_front();
@@ -96,6 +101,14 @@ impl MessageLog {
             .filter(|t| !t.sticky && t.live_at(now))
             .count()
             .saturating_sub(1)
+    }
+
+    /// The condition the messages matching `reports` told of is over at `at`: they leave the
+    /// footer (a "lost" message must not outlive the recovery by its remaining seconds).
+    pub fn end(&mut self, reports: impl Fn(&Toast) -> bool, at: SystemTime) {
+        for t in self.entries.iter_mut().filter(|t| reports(t)) {
+            t.ended = Some(t.ended.map_or(at, |e| e.min(at)));
+        }
     }
 
     /// Dismiss the sticky notes; whether there was one.

@@ -12,8 +12,8 @@ use super::tab::Tab;
 use crate::feed::account::StreamEvent;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::feed::market::{MarketEvent, Source};
-use crate::protocol::account::AccountState;
-use crate::protocol::history::{ClosedTrade, TradeHistory};
+use crate::protocol::account::{AccountState, Operation};
+use crate::protocol::history::{HistoryLine, TradeHistory};
 use crate::protocol::order::Order;
 use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
@@ -129,6 +129,9 @@ pub struct App {
     pub health: Option<RelayerHealth>,
     pub account: Option<AccountState>,
     pub freshness: Freshness,
+    /// The account stream broke and has not synced since: its heartbeats before the new
+    /// snapshot prove a connection, not an account in sync.
+    pub(crate) account_lost: bool,
     /// The price 24 h ago per instrument id (raw), for the header's change.
     pub day_open: BTreeMap<u32, u64>,
     /// Place in the relayer queue of each queued intent of the wallet.
@@ -145,8 +148,8 @@ pub struct App {
     pub history: TradeHistory,
     /// The highlighted row of the history table (0 = newest).
     pub history_cursor: usize,
-    /// Records the runtime must append to the history file (`Effect::RecordHistory`).
-    pub(super) history_unsaved: Vec<ClosedTrade>,
+    /// Lines the runtime must append to the history file (`Effect::RecordHistory`).
+    pub(super) history_unsaved: Vec<HistoryLine>,
     pub watch: IntentWatch,
     /// Every message of the session; the footer shows the latest (`MessageLog::current`).
     pub toasts: MessageLog,
@@ -205,6 +208,9 @@ pub struct App {
 const UNANSWERED_KEPT: usize = 50;
 
 /// How often the chart's candles are fetched again.
+/// How a message saying the account stream broke begins (it ends when the stream syncs again).
+const STREAM_LOST: &str = "account stream lost:";
+
 pub const CANDLE_REFRESH: std::time::Duration = std::time::Duration::from_secs(20);
 
 impl App {
@@ -219,6 +225,7 @@ impl App {
             health: None,
             account: None,
             freshness: Freshness::default(),
+            account_lost: false,
             day_open: BTreeMap::new(),
             queue_ranks: BTreeMap::new(),
             my_trades: Vec::new(),
@@ -633,7 +640,7 @@ impl App {
                 .map(|(_, ids)| ids.clone())
                 .unwrap_or_default();
             if let Some(r) = self.watch.track_or_resolve(*id, closes) {
-                self.toast_outcome(*id, &r);
+                self.toast_outcome(*id, &r, None);
                 resolved.push((*id, r));
             }
         }
@@ -679,9 +686,20 @@ impl App {
         at: SystemTime,
     ) -> Vec<(B256, Resolution)> {
         let resolved = self.watch.on_event(&event);
-        for (id, resolution) in &resolved {
-            self.toast_outcome(*id, resolution);
-        }
+        // The queued operations as they were (a failure's figures, for its likely reason); each
+        // outcome is said once the event's state is in (an open's position and fill).
+        let queued_before: Vec<Operation> = self
+            .account
+            .as_ref()
+            .map(|a| {
+                a.operations
+                    .iter()
+                    .filter(|o| resolved.iter().any(|(id, _)| *id == o.intent_id))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default();
+        let mut settled = None;
         let unanswered = self.unanswered.len();
         self.settle_unanswered(&resolved);
         // A heartbeat, or a snapshot or patch that leaves the account as it was, is drawn only
@@ -695,35 +713,61 @@ impl App {
         changed |= self.unanswered.len() != unanswered;
         match event {
             StreamEvent::Synced(state) => {
-                // Said once the stream is back, so "resyncing" is not the last word.
-                if self.freshness.error(Source::Account).is_some() {
+                // Said once the stream is back, so "resyncing" is not the last word, and the
+                // "lost" messages leave the footer now rather than when their time runs out.
+                if std::mem::take(&mut self.account_lost) {
+                    self.toasts
+                        .end(|t| t.text.starts_with(STREAM_LOST), self.clock);
                     self.toast("account stream back: synced", false);
                 }
                 self.freshness.record_ok(Source::Account, at);
+                // A fresh view of the account: how far back the history is complete.
+                self.mark_history(&state, at, true);
                 changed |= replace(&mut self.account, *state);
             }
             StreamEvent::Patched { state, closed, .. } => {
                 changed |= !closed.is_empty();
                 self.freshness.record_ok(Source::Account, at);
                 if !closed.is_empty() {
-                    // What came back: one summary per settlement.
-                    let (text, bad) = super::settlement::summary(&closed, |id| {
+                    // What came back: one summary per settlement (said after the outcomes, so
+                    // it is the footer's latest word).
+                    settled = Some(super::settlement::summary(&closed, |id| {
                         self.trading
                             .as_ref()
                             .and_then(|t| t.market_by_id(id))
                             .map_or_else(|| format!("#{id}"), |m| m.symbol.clone())
-                    });
-                    self.toast(text, bad);
+                    }));
                 }
                 // Before the new state replaces the old: the entries are on the positions held.
-                self.record_closes(closed, at);
+                let moved = !closed.is_empty()
+                    || self
+                        .account
+                        .as_ref()
+                        .is_some_and(|a| crate::protocol::coverage::positions_changed(a, &state));
+                if !closed.is_empty() {
+                    self.record_closes(closed, at);
+                }
+                if moved {
+                    self.mark_history(&state, at, false);
+                }
                 changed |= replace(&mut self.account, *state);
             }
+            // A heartbeat of a connection not yet synced (the new connection's `liveness`
+            // comes before its snapshot) does not end the loss.
+            StreamEvent::Alive if self.account_lost => {}
             StreamEvent::Alive => self.freshness.record_ok(Source::Account, at),
             StreamEvent::Disconnected { reason, .. } => {
+                self.account_lost = true;
                 self.freshness.record_error(Source::Account, reason.clone());
-                self.toast(format!("account stream lost: {reason}; resyncing"), true)
+                self.toast(format!("{STREAM_LOST} {reason}; resyncing"), true)
             }
+        }
+        for (id, resolution) in &resolved {
+            let op = queued_before.iter().find(|o| o.intent_id == *id);
+            self.toast_outcome(*id, resolution, op);
+        }
+        if let Some((text, bad)) = settled {
+            self.toast(text, bad);
         }
         // Keep selections on rows that still exist.
         let held: BTreeSet<U256> = self.positions().iter().map(|p| p.id).collect();
@@ -741,11 +785,54 @@ impl App {
         resolved
     }
 
-    fn toast_outcome(&mut self, id: B256, resolution: &Resolution) {
+    /// Say how an intent ended: an open by its position and fill (`opened #405791 BTC ▲ 100x at
+    /// 82,700.2`), a failure with what likely refused it (`op`: the operation as it was queued).
+    fn toast_outcome(&mut self, id: B256, resolution: &Resolution, op: Option<&Operation>) {
         let short = format!("{id:#x}");
         let short = &short[..10];
-        let error = !matches!(resolution.label(), "succeeded" | "cancelled");
-        self.toast(format!("intent {short}… {}", resolution.label()), error);
+        let label = resolution.label();
+        if label == "succeeded"
+            && let Some(text) = self.opened_text(id)
+        {
+            self.toast(text, false);
+            return;
+        }
+        let error = !matches!(label, "succeeded" | "cancelled");
+        let text = match (label, op.and_then(|op| self.failure_guess(op))) {
+            ("failed", Some(guess)) => guess.text(),
+            ("failed", None) => "failed (the exchange gives no reason, and its figures are not \
+                                 known here to check)"
+                .into(),
+            _ => label.to_string(),
+        };
+        self.toast(format!("intent {short}… {text}"), error);
+    }
+
+    /// `opened #405791 BTC ▲ 100x at 82,700.2`, once the account holds the position `id` opened.
+    fn opened_text(&self, id: B256) -> Option<String> {
+        let p = self.positions().iter().find(|p| p.intent_id == Some(id))?;
+        let market = self.trading.as_ref()?.market_by_id(p.instrument_id)?;
+        Some(format!(
+            "opened #{} {} {} {}x at {}",
+            p.id,
+            market.symbol,
+            if p.is_long { "▲" } else { "▼" },
+            p.leverage,
+            crate::protocol::units::price_display(p.entry_price, market.price_scale)
+        ))
+    }
+
+    /// The relayer's checks re-run for a failed `op` on the state now (just after the failure).
+    fn failure_guess(&self, op: &Operation) -> Option<crate::protocol::failure::FailureGuess> {
+        let (trading, account) = (self.trading.as_ref()?, self.account.as_ref()?);
+        let mark = op.instrument_id.and_then(|i| self.marks.get(&i).copied());
+        Some(crate::protocol::failure::FailureGuess::of(
+            op,
+            trading,
+            mark,
+            account,
+            crate::clock::unix_s(self.clock),
+        ))
     }
 
     /// The one entry point: fold a message, say what the runtime must do.
@@ -942,7 +1029,10 @@ fn replace<T: PartialEq>(slot: &mut Option<T>, value: T) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::Message;
+    use crate::feed::market::MarketEvent;
     use crate::protocol::account::Frame;
+    use crate::protocol::trading::TradingState;
 
     const SNAPSHOT: &str = r#"{"address":"0xa9f28db0543b215eb2705740f10258c3d000cefd","indexedThroughBlock":48399590,"indexedThroughTimestamp":1791862827,"sessionKeys":[],"walletRevision":48399562,"queueRevision":"881","balance":"1000000000000000000000","queued":"0","locked":"20000000000000000000","funds":{"reservedBalance":"0","reservedQueued":"0","availableBalance":"1000000000000000000000","availableQueued":"0"},"queueNodeCount":0,"consumableDebt":"0","paper":{"balance":"0","staked":"0","pendingBase":"0","rewardDebt":"0"},"lifetime":{"depositedRaw":"0","withdrawnRaw":"0","realizedPnlRaw":"0","feesPaidRaw":"0","tradedNotionalRaw":"0","paperRewardsClaimedRaw":"0"},"openPositions":[["411277",0,false,false,"832045","10000000000000000000",100,"839965",1791862800000,null],["411276",0,true,false,"832245","10000000000000000000",100,"824315",1791862800000,null]],"operations":[],"accountRevision":2}"#;
 
@@ -965,5 +1055,158 @@ mod tests {
         fewer.locked = 10_000_000_000_000_000_000;
         app.on_stream(StreamEvent::Synced(fewer), SystemTime::UNIX_EPOCH);
         assert_eq!(app.close_selection(), vec![U256::from(411_276u64)]);
+    }
+
+    /// An open's outcome names its position and fill; a failure names what likely refused it.
+    #[test]
+    fn outcomes_say_the_position_or_the_likely_reason() {
+        use crate::protocol::account::{IntentOutcome, Outcome};
+        let t = |s: u64| SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(s);
+        let wallet = "0xa9f28db0543b215eb2705740f10258c3d000cefd"
+            .parse()
+            .unwrap();
+        let mut app = App::new(Mode::Watch, Some(wallet));
+        let mut trading =
+            TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
+        app.handle(Message::Market(MarketEvent::Trading(
+            Box::new(trading.clone()),
+            t(1_791_862_800),
+        )));
+        let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
+            panic!()
+        };
+        app.handle(Message::Stream(
+            StreamEvent::Synced(s.clone()),
+            t(1_791_862_801),
+        ));
+        let eth = trading
+            .instruments
+            .iter()
+            .find(|m| m.symbol == "ETH")
+            .unwrap()
+            .id;
+        let (ok_id, bad_id) = (B256::repeat_byte(1), B256::repeat_byte(2));
+        app.handle(Message::Submitted(super::super::report::SubmitReport {
+            tracked: vec![ok_id, bad_id],
+            ..Default::default()
+        }));
+        // Both queued: an ETH open of each.
+        let op = |id| Operation {
+            intent_id: id,
+            action: "openPosition".into(),
+            instrument_id: Some(eth),
+            is_long: Some(true),
+            use_debt: Some(false),
+            amount: Some(100 * crate::protocol::units::WAD),
+            leverage: Some(10),
+            accepted_at_ms: 1,
+            deadline: 1_791_866_400,
+            close_position_ids: None,
+        };
+        let mut queued = s.clone();
+        queued.operations = vec![op(ok_id), op(bad_id)];
+        let patch = |state: &AccountState, outcomes: Vec<IntentOutcome>| {
+            Message::Stream(
+                StreamEvent::Patched {
+                    state: Box::new(state.clone()),
+                    closed: Vec::new(),
+                    outcomes,
+                },
+                t(1_791_862_802),
+            )
+        };
+        app.handle(patch(&queued, Vec::new()));
+        // The first fills at 2,500.1 as position 405791.
+        let mut filled = queued.clone();
+        filled.operations.remove(0);
+        let mut p = filled.open_positions[0].clone();
+        p.id = U256::from(405_791u64);
+        p.instrument_id = eth;
+        p.entry_price = 250_010;
+        p.is_long = true;
+        p.leverage = 10;
+        p.intent_id = Some(ok_id);
+        filled.open_positions.push(p);
+        app.handle(patch(
+            &filled,
+            vec![IntentOutcome {
+                intent_id: ok_id,
+                outcome: Outcome::Succeeded,
+            }],
+        ));
+        assert_eq!(
+            app.toasts.back().unwrap().text,
+            "opened #405791 ETH ▲ 10x at 2,500.10"
+        );
+        // ETH pauses; the second fails: that is the likely reason.
+        let index = trading
+            .instruments
+            .iter()
+            .position(|m| m.id == eth)
+            .unwrap();
+        trading.instruments[index].paused = true;
+        app.handle(Message::Market(MarketEvent::Trading(
+            Box::new(trading),
+            t(1_791_862_803),
+        )));
+        let mut failed = filled.clone();
+        failed.operations.clear();
+        app.handle(patch(
+            &failed,
+            vec![IntentOutcome {
+                intent_id: bad_id,
+                outcome: Outcome::Failed,
+            }],
+        ));
+        let said = &app.toasts.back().unwrap().text;
+        assert!(
+            said.starts_with("intent 0x02020202… failed — likely: ETH")
+                && said.contains("paused")
+                && said.ends_with("(inferred)"),
+            "{said}"
+        );
+    }
+
+    /// The app's clock is the messages' (paused: nothing moves it but the test). A new
+    /// connection says `liveness` before its snapshot; the loss ends with the snapshot, and the
+    /// "lost" message leaves the footer then, not 20 s after it was said.
+    #[test]
+    fn a_lost_stream_is_said_until_the_resync_and_not_after() {
+        let t = |ms: u64| SystemTime::UNIX_EPOCH + std::time::Duration::from_millis(ms);
+        let mut app = App::new(Mode::Watch, None);
+        let Frame::Snapshot(s) = Frame::decode(SNAPSHOT).unwrap() else {
+            panic!()
+        };
+        app.handle(Message::Stream(StreamEvent::Synced(s.clone()), t(1_000)));
+        app.handle(Message::Stream(
+            StreamEvent::Disconnected {
+                reason: "the stream ended".into(),
+                retry_in: std::time::Duration::from_millis(250),
+            },
+            t(2_000),
+        ));
+        let footer = |app: &App, at| app.toasts.current(at).map(|m| m.text.clone());
+        assert_eq!(
+            footer(&app, t(2_100)).as_deref(),
+            Some("account stream lost: the stream ended; resyncing")
+        );
+        // The reconnect: a heartbeat first, still not in sync.
+        app.handle(Message::Stream(StreamEvent::Alive, t(2_300)));
+        assert!(
+            app.freshness.error(Source::Account).is_some(),
+            "not synced yet"
+        );
+        assert!(footer(&app, t(2_300)).unwrap().contains("resyncing"));
+        app.handle(Message::Stream(StreamEvent::Synced(s), t(2_301)));
+        assert_eq!(
+            footer(&app, t(2_400)).as_deref(),
+            Some("account stream back: synced")
+        );
+        assert_eq!(app.toasts.other_fresh(t(2_400)), 0, "the lost one is over");
+        // Once the "back" message has been read, the footer is quiet: no "resyncing" 20 s on.
+        let later = t(2_301) + super::super::messages::TOAST_FOR;
+        assert_eq!(footer(&app, later), None);
+        assert_eq!(app.toasts.len(), 2, "the log keeps both");
+        assert_eq!(app.freshness.error(Source::Account), None);
     }
 }

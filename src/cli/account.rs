@@ -31,7 +31,7 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         Some(w) => (w, "watch"),
         None => (owner(ctx)?, "owner"),
     };
-    let mut live = LiveAccount::open(&ctx.http, wallet).await?;
+    let mut live = LiveAccount::open(&ctx.http, wallet, Some(&ctx.data_dir)).await?;
     let mut data = MarketData::live(&ctx.http, None).await?;
     let mut ranks = report::queue_ranks(&ctx.http, wallet).await;
     let account = report::account_json(&live.state, &data, &ranks, mode);

@@ -262,7 +262,8 @@ fn print_sheet(s: &BalanceSheet) {
 
 pub async fn intents(ctx: &Context, a: IntentsArgs) -> Result<(), CliError> {
     let address = report::wallet("<ADDR>", &a.address)?;
-    let (value, outcomes) = report::intents(&ctx.http, address, a.follow.secs).await?;
+    let (value, outcomes) =
+        report::intents(&ctx.http, &ctx.data_dir, address, a.follow.secs).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());
@@ -317,7 +318,7 @@ pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
         .as_deref()
         .map(|w| report::wallet("wallet", w))
         .transpose()?;
-    let value = report::lookup(&ctx.http, id, wallet, a.follow.secs).await?;
+    let value = report::lookup(&ctx.http, &ctx.data_dir, id, wallet, a.follow.secs).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());
@@ -332,6 +333,19 @@ fn print_lookup(v: &Value) {
         v["intent_id"].as_str().unwrap_or(""),
         v["state"].as_str().unwrap_or("")
     );
+    let audit = &v["audit"];
+    if audit.is_object() {
+        let text = |k: &str| audit[k].as_str().unwrap_or("—").to_string();
+        say!(
+            "in this machine's audit log: {} signed at {} UTC · sent: {} · outcome: {}",
+            text("action"),
+            audit["signed_at"]
+                .as_u64()
+                .map_or("—".into(), crate::clock::utc_minute_text),
+            text("submission"),
+            text("outcome")
+        );
+    }
     if let Some(rank) = v["pending"]["queue_rank"].as_u64() {
         say!("queued in the relayer at place {rank}");
     }
@@ -432,12 +446,13 @@ pub async fn history(ctx: &Context, a: HistoryArgs) -> Result<(), CliError> {
                 .unwrap_or_default()
         );
     }
+    say!("{}", f.coverage.summary());
     say!("note: {}", history::HISTORY_NOTE);
     Ok(())
 }
 
 pub async fn search(ctx: &Context, a: SearchArgs) -> Result<(), CliError> {
-    let (query, value) = report::search(&ctx.http, &a.query).await?;
+    let (query, value) = report::search(&ctx.http, &ctx.data_dir, &a.query).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());

@@ -65,7 +65,7 @@ pub async fn deposit(ctx: &Context, a: DepositArgs) -> Result<(), CliError> {
         )?;
     }
     // Opened before sending: the credit is measured from what the stream showed before it.
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let deposited_before = live.state.lifetime.deposited;
     let send = SpotSend::usdc(plan.proxy, plan.amount, crate::clock::now_unix_ms());
     let signed_send = owner_sign_spot_send(ctx, &a.signing, owner, send)?;

@@ -190,7 +190,7 @@ async fn refuse_replacing_a_live_key(
     old: &KeyMeta,
     now: u64,
 ) -> Result<(), CliError> {
-    let live = LiveAccount::open(&ctx.http, owner).await.map_err(|e| {
+    let live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await.map_err(|e| {
         CliError::input(
             "replace",
             format!(
@@ -229,7 +229,7 @@ async fn register(
         ))
     })?;
     let now = now_unix_s();
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let intent = registration(&ctx.data_dir, owner, meta.key, now, &ctx.deadlines)
         .map_err(|e| CliError::Local(format!("nonce store: {e}")))?;
     let expiry = intent.expiry;
@@ -336,7 +336,7 @@ async fn show(ctx: &Context, owner: Address) -> Result<(), CliError> {
         }
         return Ok(());
     };
-    let live = LiveAccount::open(&ctx.http, owner).await?;
+    let live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let registered = live.state.session_key_expiry(meta.key);
     let effective = effective_expiry(&meta, &live.state);
     let now = now_unix_s();

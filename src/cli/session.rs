@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, B256};
 
-use crate::client::intents::record_fate;
+use crate::client::intents::{record_fate, record_stopped_waiting};
 use crate::client::ledger::AuditLog;
 
 use crate::clock::now_unix_s;
@@ -179,6 +179,11 @@ impl LiveAccount {
         }
         for (id, r) in &out {
             record_fate(audit, *id, r);
+        }
+        // Stopped waiting: what is known is recorded now, the fate by whoever sees it later.
+        for id in watch.pending_ids() {
+            let queued = self.state.operations.iter().any(|o| o.intent_id == id);
+            record_stopped_waiting(audit, id, queued);
         }
         (out, closed)
     }

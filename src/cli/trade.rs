@@ -10,7 +10,9 @@ use crate::client::ledger::{AuditLog, NonceStore};
 use crate::client::orders::{OrderError, Sent, Trader, send_signed};
 use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
+use crate::protocol::account::Operation;
 use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
+use crate::protocol::failure::FailureGuess;
 use crate::protocol::funding::{
     CORE_WEI_PER_USDC_UNIT, WithdrawRefusal, parse_usdc, plan_withdraw,
 };
@@ -114,7 +116,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
     let is_long = args::side(&a.position.side)?;
     let margin = args::margin(&a.position.margin)?;
     let leverage = args::leverage(&a.leverage)?;
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let data = MarketData::live(&ctx.http, Some(&a.position.market)).await?;
     let market = args::market(&data.state, &a.position.market)?;
     let mark = data
@@ -195,6 +197,36 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
         .iter()
         .find(|p| p.intent_id == Some(id))
         .cloned();
+    // The stream says only "failed": what the relayer's checks would refuse now is the likely
+    // reason (inferred, and said so).
+    let failure = if outcome == "failed" {
+        let queued = Operation {
+            intent_id: id,
+            action: "openPosition".into(),
+            instrument_id: Some(market.id),
+            is_long: Some(is_long),
+            use_debt: Some(a.use_debt),
+            amount: Some(margin),
+            leverage: Some(leverage),
+            accepted_at_ms: 0,
+            // An intent past its deadline ends `expired`, not `failed`.
+            deadline: u64::MAX,
+            close_position_ids: None,
+        };
+        // Without the markets, nothing can be checked: the bare outcome is said.
+        MarketData::live(&ctx.http, Some(&a.position.market))
+            .await
+            .ok()
+            .map(|now| {
+                let mark = now
+                    .state
+                    .market_by_id(market.id)
+                    .and_then(|m| now.mark(m).ok());
+                FailureGuess::of(&queued, &now.state, mark, &live.state, now_unix_s())
+            })
+    } else {
+        None
+    };
     if ctx.json {
         print_json(&json!({
             "intentId": format!("{id:#x}"),
@@ -208,6 +240,7 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
                 "bustPriceRaw": p.bust_price.to_string(),
                 "marginUsd": wad_json(signed(p.margin), 6),
             })),
+            "failure": failure.as_ref().map(FailureGuess::json),
         }));
     } else {
         match &position {
@@ -220,7 +253,12 @@ pub async fn open(ctx: &Context, a: OpenArgs) -> Result<(), CliError> {
                 price(p.entry_price, market.price_scale),
                 price(p.bust_price, market.price_scale)
             ),
-            None => say!("intent {id:#x}: {outcome}"),
+            None => say!(
+                "intent {id:#x}: {}",
+                failure
+                    .as_ref()
+                    .map_or_else(|| outcome.to_string(), FailureGuess::text)
+            ),
         }
     }
     expect_outcomes("succeeded", [outcome])
@@ -241,7 +279,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         .iter()
         .map(|t| args::position_id(t))
         .collect::<Result<_, _>>()?;
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let wanted: Vec<U256> = if a.all {
         live.state.open_positions.iter().map(|p| p.id).collect()
     } else {
@@ -426,7 +464,7 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     let owner = owner(ctx)?;
     let target: B256 = crate::protocol::wire::parse_b256(a.intent_id.trim())
         .map_err(|e| CliError::input(args::INTENT_ID, e))?;
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let op = check_cancel(&live.state, target)
         .map_err(|r| {
             CliError::input(
@@ -484,7 +522,7 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
             WithdrawRefusal::BelowMinimum.to_string(),
         ));
     }
-    let mut live = LiveAccount::open(&ctx.http, owner).await?;
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
     let plan =
         plan_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
     for line in plan.lines(owner) {

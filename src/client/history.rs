@@ -1,6 +1,9 @@
-//! `<data>/history/<wallet>.jsonl`: the wallet's closed trades as this client saw them, one
-//! record a line (`protocol::history::ClosedTrade`), append-only, mode 0600 in a 0700 directory.
-//! A later line for the same position fills what an earlier one lacked; reading merges them.
+//! `<data>/history/<wallet>.jsonl`: the wallet's closed trades as this machine saw them, one
+//! record a line (`protocol::history::ClosedTrade`), and the marks that say how far back they
+//! are complete (`protocol::coverage::Mark`), append-only, mode 0600 in a 0700 directory. Every
+//! process that follows the wallet's account stream appends to it (the UI, `--watch`, and each
+//! command through `LiveAccount`). A later line for the same position fills what an earlier one
+//! lacked; reading merges them.
 //! Reading is bounded (the newest [`MAX_READ_BYTES`]); a line that is not a record is skipped
 //! and counted, never fatal. No secret is ever in it.
 
@@ -11,7 +14,7 @@ use std::path::{Path, PathBuf};
 use alloy_primitives::Address;
 
 use crate::private_files::{ensure_private_dir, io_error, open_private_append};
-use crate::protocol::history::{ClosedTrade, LoadedHistory, decode_lines};
+use crate::protocol::history::{HistoryLine, LoadedHistory, decode_lines};
 
 /// At most this much of the file's end is read (thousands of records; the rest is older).
 pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;
@@ -48,9 +51,10 @@ impl HistoryFile {
             Ok(None) => LoadedHistory::default(),
             Ok(Some((bytes, partial_first))) => {
                 self.torn_tail = bytes.last().is_some_and(|b| *b != b'\n');
-                let (trades, skipped) = decode_lines(&bytes, partial_first);
+                let (trades, marks, skipped) = decode_lines(&bytes, partial_first);
                 LoadedHistory {
                     trades,
+                    marks,
                     skipped,
                     truncated: partial_first,
                     error: None,
@@ -93,14 +97,14 @@ impl HistoryFile {
         Ok(Some((bytes, start > 0)))
     }
 
-    /// Append one record. A failure is reported, not fatal: the close already happened.
-    pub fn append(&mut self, trade: &ClosedTrade) -> io::Result<()> {
+    /// Append one record or mark. A failure is reported, not fatal: the close already happened.
+    pub fn append(&mut self, entry: &HistoryLine) -> io::Result<()> {
         ensure_private_dir(&self.dir)?;
         let mut line = String::new();
         if self.torn_tail {
             line.push('\n');
         }
-        line.push_str(&trade.to_line());
+        line.push_str(&entry.to_line());
         line.push('\n');
         let mut f = open_private_append(&self.path)?;
         f.write_all(line.as_bytes())
@@ -114,10 +118,14 @@ impl HistoryFile {
 mod tests {
     use super::*;
     use crate::protocol::account::ClosedPosition;
-    use crate::protocol::history::TradeHistory;
+    use crate::protocol::history::{ClosedTrade, TradeHistory};
     use alloy_primitives::U256;
 
-    fn trade(id: u64) -> ClosedTrade {
+    fn trade(id: u64) -> HistoryLine {
+        HistoryLine::Trade(record(id))
+    }
+
+    fn record(id: u64) -> ClosedTrade {
         ClosedTrade {
             closed: ClosedPosition {
                 id: U256::from(id),
@@ -152,12 +160,12 @@ mod tests {
             "no file yet is an empty history"
         );
         let mut file = HistoryFile::new(dir.path(), wallet());
-        let first = trade(1);
-        file.append(&first).unwrap();
+        let first = record(1);
+        file.append(&HistoryLine::Trade(first.clone())).unwrap();
         let mut filled = first.clone();
         filled.exit_raw = Some(832_155);
         filled.closed_at_ms = Some(1_791_862_860_000);
-        file.append(&filled).unwrap();
+        file.append(&HistoryLine::Trade(filled.clone())).unwrap();
         file.append(&trade(2)).unwrap();
         let loaded = HistoryFile::new(dir.path(), wallet()).load();
         assert_eq!((loaded.trades.len(), loaded.skipped), (3, 0));
@@ -186,7 +194,7 @@ mod tests {
         let mut file = HistoryFile::new(dir.path(), wallet());
         file.append(&trade(1)).unwrap();
         // A crash mid-write: half a record, no newline.
-        let half = &trade(2).to_line()[..40];
+        let half = &record(2).to_line()[..40];
         std::fs::OpenOptions::new()
             .append(true)
             .open(file.path())
@@ -210,7 +218,7 @@ mod tests {
         for id in 0..10 {
             file.append(&trade(id)).unwrap();
         }
-        let line = trade(0).to_line().len() as u64 + 1;
+        let line = record(0).to_line().len() as u64 + 1;
         // Exactly three whole lines, then three and a half: the half is dropped uncounted.
         for (cap, ids) in [(3 * line, 7..10), (3 * line + line / 2, 7..10)] {
             let loaded = HistoryFile::new(dir.path(), wallet()).load_bounded(cap);

@@ -172,18 +172,45 @@ pub async fn submit<I: Intent>(
 
 /// Append an intent's fate to the audit log (failures to write are logged, not fatal).
 pub(crate) fn record_fate(audit: &AuditLog, id: B256, resolution: &Resolution) {
-    let detail = match resolution {
+    record_outcome(audit, id, resolution.label(), fate_detail(resolution));
+}
+
+/// The same, learnt by a later command than the one that sent it.
+pub(crate) fn record_late_fate(audit: &AuditLog, id: B256, resolution: &Resolution) {
+    let detail = format!(
+        "{}; seen by a later command than the one that sent it",
+        fate_detail(resolution)
+    );
+    record_outcome(audit, id, resolution.label(), &detail);
+}
+
+/// A command stops following `id` before its fate is known: what it learnt (queued or not), so
+/// the log is never silent about a signed intent; a later command appends the fate.
+pub(crate) fn record_stopped_waiting(audit: &AuditLog, id: B256, queued: bool) {
+    let detail = if queued {
+        "still queued when the command stopped waiting; a later command that sees its fate records it"
+    } else {
+        "not seen in the queue before the command stopped waiting; a later command that sees its fate records it"
+    };
+    record_outcome(audit, id, super::ledger::PENDING, detail);
+}
+
+fn record_outcome(audit: &AuditLog, id: B256, outcome: &str, detail: &str) {
+    if let Err(e) = audit.record(
+        "outcome",
+        Some(id),
+        json!({"outcome": outcome, "detail": detail}),
+    ) {
+        tracing::warn!(error = %e, "audit log write failed");
+    }
+}
+
+fn fate_detail(resolution: &Resolution) -> &'static str {
+    match resolution {
         Resolution::Outcome(_) => "reported by the account stream",
         Resolution::SucceededWhileAway => "inferred from a resync: its effect is on the account",
         Resolution::LeftQueueWhileAway => {
             "left the queue while the stream was away; outcome not seen"
         }
-    };
-    if let Err(e) = audit.record(
-        "outcome",
-        Some(id),
-        json!({"outcome": resolution.label(), "detail": detail}),
-    ) {
-        tracing::warn!(error = %e, "audit log write failed");
     }
 }

@@ -108,6 +108,53 @@ impl Drop for Lock {
     }
 }
 
+/// The `outcome` a command records when it stops waiting before the intent's fate is known; a
+/// later command that sees the fate appends it.
+pub const PENDING: &str = "pending";
+
+/// At most this much of the audit log's end is read to look an intent up (tens of thousands of
+/// lines; older intents are not found).
+pub const AUDIT_READ_BYTES: u64 = 8 * 1024 * 1024;
+
+/// One intent as this machine's audit log tells it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AuditedIntent {
+    /// The `signed` line: action, user, signer, market, side, margin, nonce, deadline (no secret,
+    /// no signature).
+    pub signed: Option<Value>,
+    /// The last send step: `accepted`, `refused`, `unknown`, `not_kept`, `id_mismatch`.
+    pub submission: Option<String>,
+    /// The last fate recorded (`succeeded`, `failed`, …) and how it was learnt.
+    pub outcome: Option<String>,
+    pub outcome_detail: Option<String>,
+}
+
+impl AuditedIntent {
+    /// The wallet it was signed for.
+    pub fn user(&self) -> Option<Address> {
+        self.signed.as_ref()?["user"].as_str()?.parse().ok()
+    }
+
+    pub fn json(&self) -> Value {
+        let signed = self.signed.as_ref();
+        let field = |k: &str| signed.map_or(Value::Null, |s| s[k].clone());
+        json!({
+            "action": field("action"),
+            "user": field("user"),
+            "signed_at": field("ts"),
+            "market": field("market"),
+            "side": field("side"),
+            "leverage": field("leverage"),
+            "margin_raw": field("marginRaw"),
+            "position_ids": field("positionIds"),
+            "deadline": field("deadline"),
+            "submission": self.submission,
+            "outcome": self.outcome,
+            "outcome_detail": self.outcome_detail,
+        })
+    }
+}
+
 /// `<data>/audit.jsonl`: one JSON object per line for every signed intent and each step of its
 /// fate. Append-only, mode 0600, no secrets (no signatures either).
 pub struct AuditLog {
@@ -148,6 +195,86 @@ impl AuditLog {
         line.push('\n');
         let mut f = open_private_append(&self.path)?;
         f.write_all(line.as_bytes())
+    }
+
+    /// What this machine's log says of intent `id` (`None`: it never signed it here). Reads
+    /// the newest [`AUDIT_READ_BYTES`] of the log; a line that is not JSON is skipped.
+    pub fn intent(&self, id: alloy_primitives::B256) -> Option<AuditedIntent> {
+        let wanted = format!("{id:#x}");
+        let mut found: Option<AuditedIntent> = None;
+        for entry in self.tail_entries() {
+            if entry["intentId"].as_str() != Some(wanted.as_str()) {
+                continue;
+            }
+            let a = found.get_or_insert_with(AuditedIntent::default);
+            let event = entry["event"].as_str().unwrap_or_default();
+            match event {
+                "signed" => a.signed = Some(entry.clone()),
+                "outcome" => {
+                    a.outcome = entry["outcome"].as_str().map(str::to_string);
+                    a.outcome_detail = entry["detail"].as_str().map(str::to_string);
+                }
+                _ => a.submission = Some(event.to_string()),
+            }
+        }
+        found
+    }
+
+    /// `wallet`'s intents this log holds with no fate yet: sent (accepted, or no answer) but no
+    /// `outcome` line, or only a `pending` one (the command stopped waiting). Each with the
+    /// positions it closes (a close's evidence after a resync).
+    pub fn unsettled(&self, wallet: Address) -> Vec<(alloy_primitives::B256, Vec<U256>)> {
+        let user = format!("{wallet:#x}");
+        let mut open: Vec<(alloy_primitives::B256, Vec<U256>)> = Vec::new();
+        for entry in self.tail_entries() {
+            let Some(id) = entry["intentId"]
+                .as_str()
+                .and_then(|t| t.parse::<alloy_primitives::B256>().ok())
+            else {
+                continue;
+            };
+            match entry["event"].as_str().unwrap_or_default() {
+                "signed" if entry["user"].as_str() == Some(user.as_str()) => {
+                    let closes = entry["positionIds"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|v| v.as_str()?.parse().ok())
+                        .collect();
+                    open.push((id, closes));
+                }
+                // Refused: it never reached the queue, there is no fate to learn.
+                "refused" | "not_kept" | "id_mismatch" => open.retain(|(i, _)| *i != id),
+                "outcome" if entry["outcome"].as_str() != Some(PENDING) => {
+                    open.retain(|(i, _)| *i != id)
+                }
+                _ => {}
+            }
+        }
+        open
+    }
+
+    /// The entries of the log's newest [`AUDIT_READ_BYTES`], oldest first.
+    fn tail_entries(&self) -> Vec<Value> {
+        use std::io::{Read, Seek, SeekFrom};
+        let Ok(mut f) = fs::File::open(&self.path) else {
+            return Vec::new();
+        };
+        let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+        let start = len.saturating_sub(AUDIT_READ_BYTES);
+        let mut bytes = Vec::new();
+        if f.seek(SeekFrom::Start(start)).is_err()
+            || f.take(AUDIT_READ_BYTES).read_to_end(&mut bytes).is_err()
+        {
+            return Vec::new();
+        }
+        let mut lines = bytes.split(|b| *b == b'\n');
+        if start > 0 {
+            lines.next(); // begun mid-line
+        }
+        lines
+            .filter_map(|l| serde_json::from_slice::<Value>(l).ok())
+            .collect()
     }
 
     /// Every entry (for `--json` history and tests).

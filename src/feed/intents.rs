@@ -78,6 +78,11 @@ impl IntentWatch {
         self.pending.entry(id).or_default().closes = ids;
     }
 
+    /// The intents still awaiting their fate.
+    pub(crate) fn pending_ids(&self) -> Vec<B256> {
+        self.pending.keys().copied().collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.pending.is_empty()
     }

@@ -418,7 +418,7 @@ pub struct Patch {
     pub intent_outcomes: Vec<IntentOutcome>,
 }
 
-mod id_list {
+pub(crate) mod id_list {
     use super::*;
     pub fn serialize<S: Serializer>(v: &[U256], s: S) -> Result<S::Ok, S::Error> {
         v.iter()

@@ -12,6 +12,7 @@ use alloy_primitives::U256;
 use serde::{Deserialize, Serialize};
 
 use super::account::{ClosedPosition, Position};
+use super::coverage::{Coverage, Mark, Recorded};
 use super::stats::{TradeEvent, TradeKind};
 use super::trading::Instrument;
 use super::units::{scale_decimals, scaled_of_display_f64};
@@ -154,30 +155,71 @@ impl ClosedTrade {
     }
 }
 
-/// Longer than any record: a longer line is not one.
-pub const MAX_LINE_BYTES: usize = 4096;
+/// Longer than any record: a longer line is not one. (A mark lists the open positions: a
+/// few hundred of them fit.)
+pub const MAX_LINE_BYTES: usize = 16 * 1024;
 
-/// The records of a history file's text, in file order, and how many lines were not records.
-/// With `partial_first`, the text starts mid-line (the file was read from an offset) and the
-/// first line is dropped uncounted.
-pub fn decode_lines(bytes: &[u8], partial_first: bool) -> (Vec<ClosedTrade>, usize) {
+/// One line of the history file: a close, or a [`Mark`] of what a process saw whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HistoryLine {
+    Trade(ClosedTrade),
+    Mark(Mark),
+}
+
+/// How a mark is written: `{"mark":{…}}`.
+#[derive(Serialize, Deserialize)]
+struct MarkLine {
+    mark: Mark,
+}
+
+impl HistoryLine {
+    /// One line of the history file (no newline).
+    pub fn to_line(&self) -> String {
+        match self {
+            HistoryLine::Trade(t) => t.to_line(),
+            HistoryLine::Mark(m) => {
+                serde_json::to_string(&MarkLine { mark: m.clone() }).expect("a mark serializes")
+            }
+        }
+    }
+
+    /// `None` for anything that is neither a whole record nor a whole mark.
+    pub fn from_line(line: &[u8]) -> Option<Self> {
+        if line.len() > MAX_LINE_BYTES {
+            return None;
+        }
+        if let Some(t) = ClosedTrade::from_line(line) {
+            return Some(HistoryLine::Trade(t));
+        }
+        serde_json::from_slice::<MarkLine>(line)
+            .ok()
+            .map(|m| HistoryLine::Mark(m.mark))
+    }
+}
+
+/// The records and marks of a history file's text, each in file order, and how many lines were
+/// neither. With `partial_first`, the text starts mid-line (the file was read from an offset) and
+/// the first line is dropped uncounted.
+pub fn decode_lines(bytes: &[u8], partial_first: bool) -> (Vec<ClosedTrade>, Vec<Mark>, usize) {
     let mut lines = bytes.split(|b| *b == b'\n');
     if partial_first {
         lines.next();
     }
     let mut trades = Vec::new();
+    let mut marks = Vec::new();
     let mut skipped = 0;
     for line in lines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match ClosedTrade::from_line(line) {
-            Some(t) => trades.push(t),
+        match HistoryLine::from_line(line) {
+            Some(HistoryLine::Trade(t)) => trades.push(t),
+            Some(HistoryLine::Mark(m)) => marks.push(m),
             None => skipped += 1,
         }
     }
-    (trades, skipped)
+    (trades, marks, skipped)
 }
 
 /// What the runtime found in a wallet's history file.
@@ -185,6 +227,8 @@ pub fn decode_lines(bytes: &[u8], partial_first: bool) -> (Vec<ClosedTrade>, usi
 pub struct LoadedHistory {
     /// In file order (oldest first).
     pub trades: Vec<ClosedTrade>,
+    /// In file order: what the processes that wrote it saw whole, and when.
+    pub marks: Vec<Mark>,
     /// Lines that were not records.
     pub skipped: usize,
     /// The file was longer than what is read: its oldest part was left unread.
@@ -240,6 +284,8 @@ pub struct TradeHistory {
     totals: Totals,
     /// Records dropped (the oldest) to stay within the cap.
     dropped: usize,
+    /// How far back the records are complete.
+    coverage: Coverage,
 }
 
 /// The most records held (a few MB of file at most).
@@ -273,6 +319,29 @@ impl TradeHistory {
         };
         self.settle();
         changed
+    }
+
+    /// Take a history file's content: its records, then its marks (checked against every
+    /// record, wherever in the file: processes write concurrently). Returns the conflicts, as
+    /// [`Self::extend`].
+    pub fn load(&mut self, loaded: &LoadedHistory) -> usize {
+        let conflicts = self.extend(loaded.trades.iter().cloned());
+        for m in &loaded.marks {
+            self.observe(m.clone());
+        }
+        conflicts
+    }
+
+    /// Fold a mark written after the records it follows.
+    pub fn observe(&mut self, mark: Mark) {
+        let mut coverage = std::mem::take(&mut self.coverage);
+        coverage.observe(mark, self);
+        self.coverage = coverage;
+    }
+
+    /// How far back the records are complete.
+    pub fn coverage(&self) -> &Coverage {
+        &self.coverage
     }
 
     /// Fill exits and times from the recent-trades feed; the records that changed, to persist.
@@ -363,6 +432,20 @@ impl TradeHistory {
     }
 }
 
+impl Recorded for TradeHistory {
+    fn net_pnl_of(&self, id: U256) -> Option<i128> {
+        self.position(id).map(|i| self.trades[i].closed.net_pnl)
+    }
+
+    fn seen_between(&self, after_ms: u64, until_ms: u64) -> Vec<(U256, i128)> {
+        self.trades
+            .iter()
+            .filter(|t| t.seen_at_ms > after_ms && t.seen_at_ms <= until_ms)
+            .map(|t| (t.id(), t.closed.net_pnl))
+            .collect()
+    }
+}
+
 enum Insert {
     New(usize),
     Filled(usize),
@@ -442,10 +525,10 @@ mod tests {
             bad_scale.to_line(),
             "x".repeat(MAX_LINE_BYTES + 1)
         );
-        let (trades, skipped) = decode_lines(text.as_bytes(), false);
-        assert_eq!((trades.len(), skipped), (2, 4));
+        let (trades, marks, skipped) = decode_lines(text.as_bytes(), false);
+        assert_eq!((trades.len(), marks.len(), skipped), (2, 0, 4));
         // Read from an offset, the first (partial) line is not counted.
-        let (trades, skipped) = decode_lines(format!("d\":1}}\n{good}\n").as_bytes(), true);
+        let (trades, _, skipped) = decode_lines(format!("d\":1}}\n{good}\n").as_bytes(), true);
         assert_eq!((trades.len(), skipped), (1, 0));
     }
 

@@ -2,7 +2,9 @@
 //! other layer (client, simulator, UI) stands on this one, so a rule is written once.
 
 pub mod account;
+pub mod coverage;
 pub mod eip712;
+pub mod failure;
 pub mod funding;
 pub mod history;
 pub mod hypercore_send;

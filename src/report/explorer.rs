@@ -94,7 +94,8 @@ pub async fn balance_sheet(
     http: &ExchangeHttp,
     wallet: Address,
 ) -> Result<BalanceSheet, ReportError> {
-    let live = LiveAccount::open(http, wallet).await?;
+    // A snapshot read: it sees no close, so it writes nothing.
+    let live = LiveAccount::open(http, wallet, None).await?;
     let data = MarketData::live(http, None).await?;
     let (ranks, name) = reads::window_ranks(http, wallet).await;
     Ok(wallet::balance_sheet(
@@ -140,10 +141,11 @@ pub async fn follow(
 /// A wallet's pending intents with their queue rank, and the outcomes seen in `secs`.
 pub async fn intents(
     http: &ExchangeHttp,
+    data_dir: &std::path::Path,
     wallet: Address,
     secs: u64,
 ) -> Result<(Value, Vec<IntentOutcome>), ReportError> {
-    let mut live = LiveAccount::open(http, wallet).await?;
+    let mut live = LiveAccount::open(http, wallet, Some(data_dir)).await?;
     let trading = http.trading_state().await?;
     let rank = reads::queue_rank(http, wallet).await.ok();
     let (_, outcomes) = follow(&mut live, secs).await;
@@ -164,6 +166,7 @@ pub fn intent_id(field: &str, text: &str) -> Result<B256, ReportError> {
 /// Where one intent id is: the trades feed, and with its wallet that wallet's queue and stream.
 pub async fn lookup(
     http: &ExchangeHttp,
+    data_dir: &std::path::Path,
     id: B256,
     wallet: Option<Address>,
     secs: u64,
@@ -171,10 +174,26 @@ pub async fn lookup(
     let feed = reads::recent_trades(http).await?;
     let trading = http.trading_state().await?;
     let now = crate::clock::now_unix_s();
-    let Some(wallet) = wallet else {
-        return Ok(intents::lookup(id, &feed.events, None).json(&trading, now));
+    // This machine's own intents are in its audit log: their wallet and their fate, even once
+    // the exchange's feed and queue have forgotten them.
+    let audited = crate::client::ledger::AuditLog::new(data_dir).intent(id);
+    let with_audit = |mut v: Value| {
+        if let Some(a) = &audited {
+            if v["state"] == "not_found"
+                && let Some(outcome) = &a.outcome
+            {
+                v["state"] = json!(outcome);
+            }
+            v["audit"] = a.json();
+        }
+        v
     };
-    let mut live = LiveAccount::open(http, wallet).await?;
+    let Some(wallet) = wallet.or_else(|| audited.as_ref().and_then(|a| a.user())) else {
+        return Ok(with_audit(
+            intents::lookup(id, &feed.events, None).json(&trading, now),
+        ));
+    };
+    let mut live = LiveAccount::open(http, wallet, Some(data_dir)).await?;
     let rank = reads::queue_rank(http, wallet).await.ok();
     let (_, outcomes) = follow(&mut live, secs).await;
     let view = WalletView {
@@ -182,7 +201,9 @@ pub async fn lookup(
         rank: rank.as_ref(),
         outcomes: &outcomes,
     };
-    Ok(intents::lookup(id, &feed.events, Some(&view)).json(&trading, now))
+    Ok(with_audit(
+        intents::lookup(id, &feed.events, Some(&view)).json(&trading, now),
+    ))
 }
 
 /// One page of a wallet's closed trades, newest first (what can be derived: see the note).
@@ -197,7 +218,7 @@ pub async fn history(
 ) -> Result<HistoryPage, ReportError> {
     let filter = Filter::parse(filter_text)
         .ok_or_else(|| ReportError::input("filter", "must be all or losses"))?;
-    let mut live = LiveAccount::open(http, wallet).await?;
+    let mut live = LiveAccount::open(http, wallet, Some(data_dir)).await?;
     let trading = http.trading_state().await?;
     let (closed, _) = follow(&mut live, secs).await;
     let feed = reads::recent_trades(http).await?;
@@ -222,7 +243,11 @@ fn position_rows(feed: &[TradeEvent], id: U256) -> Vec<Value> {
 }
 
 /// Classify `text` and resolve it: the classification and the search document.
-pub async fn search(http: &ExchangeHttp, text: &str) -> Result<(Query, Value), ReportError> {
+pub async fn search(
+    http: &ExchangeHttp,
+    data_dir: &std::path::Path,
+    text: &str,
+) -> Result<(Query, Value), ReportError> {
     if text.trim().is_empty() {
         return Err(ReportError::input(
             "<QUERY>",
@@ -232,7 +257,7 @@ pub async fn search(http: &ExchangeHttp, text: &str) -> Result<(Query, Value), R
     let query = search::classify(text);
     let result = match &query {
         Query::Wallet(w) => balance_sheet(http, *w).await?.json(&stream_url(http, *w)),
-        Query::Hash(h) => lookup(http, *h, None, 0).await?,
+        Query::Hash(h) => lookup(http, data_dir, *h, None, 0).await?,
         Query::Position(id) => {
             let feed = reads::recent_trades(http).await?;
             let rows = position_rows(&feed.events, *id);

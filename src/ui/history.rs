@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, Wrap};
 
 use crate::app::App;
@@ -42,13 +43,27 @@ const CLOSED: [Column; 9] = [
 /// The closed positions this client recorded for the wallet, newest first, with their totals.
 fn draw_closed(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let wallet = app.wallet.as_ref().map(short).unwrap_or_default();
+    // Since when no close is missing: every view of a history says it.
+    let coverage = app.history.coverage();
     let block = Block::default().borders(Borders::ALL).title(format!(
-        " History of {wallet} · kept on this machine ({} closed) ",
-        app.history.len()
+        " History of {wallet} · {} closed · {} ",
+        app.history.len(),
+        coverage.since_text()
     ));
+    // What was missed before that, when something was: a line of its own.
+    let complete = coverage
+        .gaps
+        .last()
+        .map(|g| format!("before that, {}", g.describe()))
+        .unwrap_or_default();
     if app.history.is_empty() {
         frame.render_widget(
-            Paragraph::new("no closed positions recorded for this wallet yet").block(block),
+            Paragraph::new(vec![
+                Line::from("no closed positions recorded for this wallet yet"),
+                Line::styled(complete, theme.dim()),
+            ])
+            .wrap(Wrap { trim: true })
+            .block(block),
             area,
         );
         return;
@@ -56,14 +71,13 @@ fn draw_closed(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let totals = totals_line(app);
-    // Two lines when a narrow terminal cannot hold it in one.
-    let totals_height = if totals.chars().count() > usize::from(inner.width) {
-        2
-    } else {
-        1
-    };
-    let [totals_area, table_area, legend_area] = Layout::vertical([
-        Constraint::Length(totals_height),
+    let [totals_area, complete_area, table_area, legend_area] = Layout::vertical([
+        Constraint::Length(lines_for(&totals, inner.width)),
+        Constraint::Length(if complete.is_empty() {
+            0
+        } else {
+            lines_for(&complete, inner.width)
+        }),
         Constraint::Min(1),
         Constraint::Length(1),
     ])
@@ -71,6 +85,12 @@ fn draw_closed(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(
         Paragraph::new(totals).wrap(Wrap { trim: true }),
         totals_area,
+    );
+    frame.render_widget(
+        Paragraph::new(complete)
+            .style(theme.dim())
+            .wrap(Wrap { trim: true }),
+        complete_area,
     );
     // A page of rows at a time, the one holding the cursor: only what is seen is formatted.
     let page = usize::from(table_area.height.saturating_sub(1)).max(1);
@@ -97,6 +117,16 @@ fn draw_closed(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .row_highlight_style(theme.selected());
     let mut state = TableState::default().with_selected(Some(cursor - first));
     frame.render_stateful_widget(table, table_area, &mut state);
+}
+
+/// Lines `text` takes wrapped at `width`, at most two (a narrow terminal keeps its rows for the
+/// table; the rest of a longer text is cut, and `history ADDR` says it whole).
+fn lines_for(text: &str, width: u16) -> u16 {
+    if text.chars().count() > usize::from(width) {
+        2
+    } else {
+        1
+    }
 }
 
 /// `12 closed · net +$3.21 · win rate 58.3% (7 won, 2 liquidated) · PAPER minted 12.34`

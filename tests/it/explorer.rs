@@ -7,7 +7,7 @@ use std::process::Output;
 use alloy_primitives::{Address, U256};
 use papertrade_tui::client::history::HistoryFile;
 use papertrade_tui::protocol::account::AccountState;
-use papertrade_tui::protocol::history::ClosedTrade as HistoryRecord;
+use papertrade_tui::protocol::history::{ClosedTrade as HistoryRecord, HistoryLine};
 use papertrade_tui::protocol::math::{mint_amount, mint_rate};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::sim::SimConfig;
@@ -498,7 +498,7 @@ async fn history_adds_the_wallets_history_file_once_per_position_beside_the_feed
     let mut filled = recent.clone();
     filled.exit_raw = Some(filled.entry_raw.unwrap() + 1);
     for r in [&old, &recent, &filled] {
-        file.append(r).unwrap();
+        file.append(&HistoryLine::Trade(r.clone())).unwrap();
     }
     let w = t.wallet_hex();
     let out = run_in(Some(&sim), home, &data, &["history", &w, "--json"]).await;

@@ -224,7 +224,7 @@ fn history_lists_closes_with_their_totals() {
     app.tab = Tab::History;
     let s = screen(&app, 120, 40);
     assert!(
-        s.contains("History of 0xa9f2…cefd · kept on this machine (2 closed)"),
+        s.contains("History of 0xa9f2…cefd · 2 closed · complete since"),
         "{s}"
     );
     assert!(

@@ -98,7 +98,7 @@ pub(super) async fn positions(
     a: &Args<'_>,
 ) -> Result<Answer, Failure> {
     let address = report::wallet("<ADDR>", &a.text("address").unwrap_or_default()).map_err(fail)?;
-    let live = LiveAccount::open(&reads.http, address)
+    let live = LiveAccount::open(&reads.http, address, None)
         .await
         .map_err(|e| fail(e.into()))?;
     let data = MarketData::live(&reads.http, None)
@@ -173,7 +173,7 @@ fn explorer_view(value: &mut Value, data: &MarketData, position_id: Option<Strin
 
 pub(super) async fn intents(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     let address = report::wallet("<ADDR>", &a.text("address").unwrap_or_default()).map_err(fail)?;
-    let (value, _) = report::intents(&reads.http, address, 0)
+    let (value, _) = report::intents(&reads.http, &reads.data_dir, address, 0)
         .await
         .map_err(fail)?;
     let text = format!(
@@ -191,7 +191,7 @@ pub(super) async fn lookup(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failur
         .map(|w| report::wallet("wallet", &w))
         .transpose()
         .map_err(fail)?;
-    let value = report::lookup(&reads.http, id, wallet, 0)
+    let value = report::lookup(&reads.http, &reads.data_dir, id, wallet, 0)
         .await
         .map_err(fail)?;
     let text = format!(
@@ -235,7 +235,9 @@ pub(super) async fn history(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failu
 
 pub(super) async fn search(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     let q = a.text("query").unwrap_or_default();
-    let (query, value) = report::search(&reads.http, &q).await.map_err(fail)?;
+    let (query, value) = report::search(&reads.http, &reads.data_dir, &q)
+        .await
+        .map_err(fail)?;
     let text = format!(
         "{} → {}; follow up with {}.",
         crate::text::sanitize_line(&q, 80),

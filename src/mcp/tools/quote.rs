@@ -327,7 +327,7 @@ pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
     let q = report::quote(&data, &t.ticket(), &ask).map_err(fail)?;
     let account = match address {
         Some(address) => {
-            let live = crate::client::live_account::LiveAccount::open(&reads.http, address)
+            let live = crate::client::live_account::LiveAccount::open(&reads.http, address, None)
                 .await
                 .map_err(|e| fail(e.into()))?;
             Some(q.account_json(&live.state))

@@ -1,0 +1,135 @@
+//! What a trader learns of an intent's fate: a failure names what likely refused it (inferred),
+//! and `lookup` of one's own intent reads this machine's audit log.
+
+use papertrade_tui::sim::SimConfig;
+use serde_json::json;
+
+use crate::simkit::Sim;
+use crate::trading::{User, ready_user};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_open_says_what_likely_refused_it_and_lookup_finds_it_in_the_audit_log() {
+    // The relayer holds each intent 3 s: time to pause the market under a queued open.
+    let sim = Sim::start(SimConfig {
+        seed: 21,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 3_000,
+        ..SimConfig::default()
+    })
+    .await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("ETH", "2500").await;
+    let mut stream = sim.stream(user.owner()).await;
+    let mut open = user.command(&[
+        "open",
+        "--market",
+        "ETH",
+        "--side",
+        "long",
+        "--margin",
+        "100",
+        "--leverage",
+        "10",
+        "--yes",
+        "--json",
+    ]);
+    let cli = tokio::task::spawn_blocking(move || open.output().unwrap());
+    stream
+        .until("the open queued", |s| !s.operations.is_empty())
+        .await;
+    sim.control("/sim/market", json!({"market": "ETH", "status": "paused"}))
+        .await;
+    let out = cli.await.unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(v["outcome"], "failed", "{v}");
+    let failure = &v["failure"];
+    assert_eq!(failure["inferred"], true, "{v}");
+    let likely = failure["likely"].as_str().unwrap_or_default();
+    assert!(likely.contains("ETH") && likely.contains("paused"), "{v}");
+
+    // `lookup` of this machine's own intent, no wallet given: the audit log knows it.
+    let id = v["intentId"].as_str().unwrap();
+    let found = user.json(&["lookup", id]).await;
+    assert_eq!(found["state"], "failed", "{found}");
+    assert_eq!(found["audit"]["action"], "openPosition", "{found}");
+    assert_eq!(found["audit"]["market"], "ETH", "{found}");
+    assert_eq!(
+        found["wallet_checked"], true,
+        "the audit log names the wallet"
+    );
+    let human = user.run(&["lookup", id]).await;
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("audit log: openPosition signed at"), "{text}");
+    // Another machine (another data dir) never signed it: not found, as before.
+    let stranger = User::new(&sim);
+    assert_eq!(stranger.json(&["lookup", id]).await["state"], "not_found");
+}
+
+/// The audit log's lines of one intent: (event, outcome).
+fn audit_of(user: &User, id: &str) -> Vec<(String, String)> {
+    std::fs::read_to_string(user.data().join("audit.jsonl"))
+        .unwrap()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["intentId"] == id)
+        .map(|e| {
+            (
+                e["event"].as_str().unwrap_or_default().to_string(),
+                e["outcome"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_stops_waiting_records_so_and_a_later_one_records_the_fate() {
+    let sim = crate::trading::live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("BTC", "82800.3").await;
+    // Exits right after sending: the fate is not known yet.
+    let out = user
+        .run(&[
+            "open",
+            "--market",
+            "BTC",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+            "--yes",
+            "--json",
+            "--wait",
+            "0",
+        ])
+        .await;
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"], "pending", "{v}");
+    let id = v["intentId"].as_str().unwrap().to_string();
+    assert_eq!(
+        audit_of(&user, &id),
+        [
+            ("signed".to_string(), String::new()),
+            ("accepted".into(), String::new()),
+            ("outcome".into(), "pending".into()),
+        ],
+        "what was learnt is recorded"
+    );
+    let mut stream = sim.stream(user.owner()).await;
+    stream
+        .until("the open settled", |s| !s.open_positions.is_empty())
+        .await;
+    // Any later command that follows the wallet sees the fate and appends it, once.
+    user.json(&["positions"]).await;
+    user.json(&["positions"]).await;
+    let lines = audit_of(&user, &id);
+    assert_eq!(
+        lines.last(),
+        Some(&("outcome".to_string(), "succeeded".to_string())),
+        "{lines:?}"
+    );
+    assert_eq!(lines.len(), 4, "recorded once: {lines:?}");
+}
