@@ -90,6 +90,8 @@ fn open_refusal(
         mark,
         funds: Some(OpenFunds::of(account)),
         positions: Some(&account.open_positions),
+        // The failed intent has left the queue; an opposite open still queued would refuse it.
+        queued: Some(&account.operations),
     };
     check_open(&check).err().map(|r| r.to_string())
 }

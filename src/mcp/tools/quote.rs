@@ -235,8 +235,12 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
     }
     // One side per market, held or queued: an opposite open the relayer's intake would take
     // fails at settlement, so it is refused here, naming the rule.
-    let side_note = match crate::client::live_account::LiveAccount::open(&reads.http, user_address)
-        .await
+    let side_note = match crate::client::live_account::LiveAccount::open(
+        &reads.http,
+        user_address,
+        Some(&reads.data_dir),
+    )
+    .await
     {
         Ok(live) => {
             if let Err(r) = q.side_check(&live.state) {
