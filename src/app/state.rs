@@ -516,7 +516,15 @@ impl App {
             .event_shows(&event, |s| self.age_shown_after(s));
         self.freshness.apply(&event);
         match event {
-            MarketEvent::Trading(state, _) if self.trading.as_ref() == Some(&*state) => {}
+            // The indexer's block alone moved: kept, not drawn (nothing shows it).
+            MarketEvent::Trading(state, _)
+                if self
+                    .trading
+                    .as_ref()
+                    .is_some_and(|t| t.same_apart_from_block(&state)) =>
+            {
+                self.trading = Some(*state);
+            }
             MarketEvent::Trading(state, _) => {
                 changed = true;
                 if self.ticket.market >= state.instruments.len() {
@@ -532,7 +540,10 @@ impl App {
             MarketEvent::Mark {
                 instrument_id, raw, ..
             } => changed |= self.marks.insert(instrument_id, raw) != Some(raw),
-            MarketEvent::Summary(s, _) => changed |= replace(&mut self.summary, *s),
+            MarketEvent::Summary(s, _) => {
+                changed |= self.summary.as_ref().is_none_or(|old| !old.same_figures(&s));
+                self.summary = Some(*s);
+            }
             MarketEvent::RelayerHealth(h, _) => changed |= replace(&mut self.health, *h),
             MarketEvent::DayOpen {
                 instrument_id, raw, ..

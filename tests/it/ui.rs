@@ -1500,6 +1500,69 @@ fn the_same_data_again_draws_nothing() {
     assert!(!screen(&app, 120, 40).contains("STALE"));
 }
 
+/// On a quiet exchange every poll still moves the block it was read at: the trading state's
+/// `indexedThroughBlock` every 2 s, the summary's `source` every 15 s. No screen shows either, so
+/// neither is a change to draw (a frame for each would be bytes written while nothing moved).
+#[test]
+fn a_quiet_exchange_s_moving_block_draws_nothing() {
+    let mut app = fixture(Mode::Watch);
+    let summary = |block: u64, at_ms: u64| -> Box<papertrade_tui::protocol::stats::Summary> {
+        let mut s: serde_json::Value = serde_json::from_str(SUMMARY).unwrap();
+        s["source"]["block"] = serde_json::json!(block.to_string());
+        s["source"]["at"] = serde_json::json!(at_ms);
+        Box::new(serde_json::from_value(s).unwrap())
+    };
+    // Past the fixture's message leaving the footer, before anything turns stale.
+    let at = now() + Duration::from_secs(10);
+    app.handle(Message::Tick(at));
+    app.handle(Message::Market(MarketEvent::Summary(
+        summary(48_399_240, 1_791_862_483_000),
+        at,
+    )));
+    let mut state = app.trading.clone().unwrap();
+    for poll in 1..=5u64 {
+        let at = at + Duration::from_secs(2 * poll);
+        state.indexed_through_block += 2;
+        app.dirty = false;
+        app.handle(Message::Market(MarketEvent::Trading(
+            Box::new(state.clone()),
+            at,
+        )));
+        assert!(!app.dirty, "poll {poll}: only the trading state's block moved");
+        app.handle(Message::Market(MarketEvent::Summary(
+            summary(48_399_240 + poll, 1_791_862_483_000 + poll * 2_000),
+            at,
+        )));
+        assert!(!app.dirty, "poll {poll}: only the summary's source moved");
+        assert_eq!(
+            app.trading.as_ref().unwrap().indexed_through_block,
+            state.indexed_through_block,
+            "the newest state is kept"
+        );
+    }
+    // A figure that moves is drawn.
+    state.instruments[0].long_oi += 1;
+    app.handle(Message::Market(MarketEvent::Trading(Box::new(state), at)));
+    assert!(app.dirty, "open interest is shown on the Protocol tab");
+    app.dirty = false;
+    let mut moved: serde_json::Value = serde_json::from_str(SUMMARY).unwrap();
+    moved["activity"]["open"] = serde_json::json!(1129);
+    app.handle(Message::Market(MarketEvent::Summary(
+        Box::new(serde_json::from_value(moved).unwrap()),
+        at,
+    )));
+    assert!(app.dirty, "a new count of open positions is drawn");
+}
+
+const SUMMARY: &str = r#"{"ok":true,"source":{"block":"48399240","at":1791862483000,"genesis":1791326520000},
+ "balances":{"tvl":"61329613310363150000000000","margin":"2998118568248273593726785","lp":"4499154030980584574848767","reserve":"0","queue":"0"},
+ "activity":{"volume":"888367896494715926270620625820","open":1128},
+ "fees":{"pending":"166456064238868037488","lifetime":"31174963777059996904196661"},
+ "paper":{"supply":"6523155697538734372886664082","staked":"6449325581495324759362035927","trackedLp":"4499154030980584574848767",
+          "accumulator":"10508152974861028961272120","tailProgress":"114763668726032459329881425","reserve":"3343415793864991749917162",
+          "unallocated":"0","pendingRewards":"166456064238868037488","cliff":"2000000000000000000000000","cap":"5000000000000000000000000",
+          "excess":"0","rate":"100000000000000000000","decay":"120000000000000000000000000"}}"#;
+
 /// Time alone redraws only where the screen changes: a message leaving the footer, an age
 /// crossing its stale limit and each second it counts after, whether a tick or any other
 /// message moves the clock past it. In between the app asks to be woken for nothing but what
