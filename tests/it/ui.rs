@@ -1906,3 +1906,42 @@ fn the_fund_tab_shows_both_balances_and_reviews_before_the_owner_signs() {
     assert!(s.contains("read-only (watch): balances only"), "{s}");
     assert!(s.contains("watch mode is read-only"), "{s}");
 }
+
+/// However narrow the screen, the header drops whole fields, the least important first: no
+/// number is cut short (`PAPER 1` for 184,129.92, `keystore k`) and the key's state
+/// (`KEY EXPIRED`) is always there.
+#[test]
+fn a_narrow_header_drops_fields_whole() {
+    let mut app = fixture(Mode::Demo);
+    let mut s: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+    s["paper"]["balance"] = serde_json::json!("184129920000000000000000");
+    let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
+        panic!()
+    };
+    app.handle(Message::Stream(StreamEvent::Synced(snapshot), now()));
+    let head = |app: &App, width: u16| -> String {
+        let s = screen(app, width, 24);
+        s.lines().take(2).collect::<Vec<_>>().join("\n")
+    };
+    let check = |app: &App, key: &str| {
+        let full = head(app, 250);
+        assert!(full.contains("PAPER 184,129.92"), "{full}");
+        let whole: Vec<&str> = full.split_whitespace().collect();
+        for width in 80..=140 {
+            let h = head(app, width);
+            for token in h.split_whitespace() {
+                assert!(
+                    whole.contains(&token),
+                    "{width} columns: {token:?} is cut short:\n{h}"
+                );
+            }
+            assert!(h.contains(key), "{width} columns: no {key:?}:\n{h}");
+        }
+    };
+    check(&app, "key 28d");
+    // The key past its expiry, the data old: the key's state stays, whatever goes.
+    app.clock = UNIX_EPOCH + Duration::from_secs(1_794_285_300);
+    check(&app, "KEY EXPIRED");
+    let h = head(&app, 80);
+    assert!(h.contains("$234.25"), "the balance is kept long:\n{h}");
+}
