@@ -1945,3 +1945,69 @@ fn a_narrow_header_drops_fields_whole() {
     let h = head(&app, 80);
     assert!(h.contains("$234.25"), "the balance is kept long:\n{h}");
 }
+
+/// The chart's axis labels, top to bottom, as prices (the label's own marks stripped).
+fn chart_labels(screen: &str) -> Vec<(usize, String, f64)> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.iter().collect::<String>().contains("┌ BTC 15m"))
+        .unwrap_or_else(|| panic!("no chart:\n{screen}"));
+    let right = lines[top].iter().position(|c| *c == '┐').unwrap();
+    let mut out = Vec::new();
+    for (row, line) in lines.iter().enumerate().skip(top + 1) {
+        if line.first() == Some(&'└') {
+            break;
+        }
+        // The axis: the chart's last 11 columns.
+        let axis: String = line[(right - 11).min(line.len())..right.min(line.len())]
+            .iter()
+            .collect();
+        let Some(last) = axis.split_whitespace().last() else {
+            continue;
+        };
+        let price = last
+            .trim_start_matches(['▶', 'E', 'B'])
+            .trim_end_matches(['↑', '↓'])
+            .replace(',', "");
+        if let Ok(p) = price.parse::<f64>()
+            && price.contains('.')
+        {
+            out.push((row, last.to_string(), p));
+        }
+    }
+    out
+}
+
+/// The axis labels read in price order, top to bottom, whatever collides: an entry just below
+/// the mark is never drawn above it (a label that cannot keep its place moves or goes).
+#[test]
+fn chart_labels_keep_price_order() {
+    for entry in (829_905..=830_305).step_by(10) {
+        let mut app = fixture(Mode::Demo);
+        let mut s: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+        s["openPositions"][1][4] = serde_json::json!(entry.to_string());
+        s["openPositions"][1][7] = serde_json::json!("825000");
+        let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
+            panic!()
+        };
+        app.handle(Message::Stream(StreamEvent::Synced(snapshot), now()));
+        app.clock = now();
+        for (w, h) in [(80, 24), (120, 40)] {
+            let screen = screen(&app, w, h);
+            let labels = chart_labels(&screen);
+            assert!(
+                labels.iter().any(|(_, t, _)| t.starts_with('▶')),
+                "entry {entry}, {w}x{h}: the mark is labelled:\n{screen}"
+            );
+            for pair in labels.windows(2) {
+                assert!(
+                    pair[0].2 >= pair[1].2,
+                    "entry {entry}, {w}x{h}: {} above {}:\n{screen}",
+                    pair[0].1,
+                    pair[1].1
+                );
+            }
+        }
+    }
+}
