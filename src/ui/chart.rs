@@ -6,7 +6,14 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::app::App;
+use std::time::SystemTime;
+
+use ratatui::text::Line;
+
+use crate::app::freshness::STALE_AFTER;
+use crate::app::state::CANDLE_REFRESH;
+use crate::app::{App, Command};
+use crate::feed::market::Source;
 use crate::protocol::math::price_raw_from_text;
 use crate::protocol::units::price_display;
 
@@ -109,14 +116,33 @@ fn assign(wants: &[(u64, usize)], kept: &[bool], rows: usize) -> Result<Vec<Opti
     Ok(placed)
 }
 
-pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let Some((market, mark)) = app.ticket_market() else {
         return;
     };
-    let block = Block::default().borders(Borders::ALL).title(format!(
-        " {} {} (C: interval) ",
-        market.symbol, app.chart_interval
-    ));
+    // The mark's line and the candles, each stale past its own limit (candles are refetched
+    // every `CANDLE_REFRESH`).
+    let stale = super::stale_text(
+        app,
+        &[
+            (Source::Mark(market.id), STALE_AFTER),
+            (Source::Candles, CANDLE_REFRESH + STALE_AFTER),
+        ],
+        now,
+    );
+    let title = format!(
+        " {} {}{stale} ({}: interval) ",
+        market.symbol,
+        app.chart_interval,
+        app.keymap.key_of(Command::Chart)
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(if stale.is_empty() {
+            Line::from(title)
+        } else {
+            Line::styled(title, theme.warn())
+        });
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let bars: Vec<Bar> = match &app.candles {

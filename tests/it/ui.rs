@@ -2011,3 +2011,45 @@ fn chart_labels_keep_price_order() {
         }
     }
 }
+
+/// The exchange dies: three minutes on, with nothing heard, every pane of its data says how
+/// old it is. The Protocol tab no longer says a bare "relayer ready": its title is stale and
+/// the relayer line says when it was last heard; the chart's title says stale too.
+#[test]
+fn after_the_exchange_dies_every_pane_says_how_old_its_data_is() {
+    let mut app = fixture(Mode::Demo);
+    app.handle(Message::Market(MarketEvent::Summary(
+        Box::new(serde_json::from_str(SUMMARY).unwrap()),
+        now(),
+    )));
+    app.tab = Tab::Protocol;
+    let fresh = screen(&app, 120, 40);
+    assert!(fresh.contains("relayer ready"), "{fresh}");
+    assert!(!fresh.contains("STALE"), "{fresh}");
+    app.clock = now() + Duration::from_secs(180);
+    for (w, h) in [(80, 24), (120, 40)] {
+        app.tab = Tab::Protocol;
+        let s = screen(&app, w, h);
+        assert!(s.contains("Protocol · STALE 3m"), "{w}x{h}:\n{s}");
+        assert!(!s.contains("relayer ready"), "{w}x{h}:\n{s}");
+        assert!(
+            s.contains("relayer STALE: last heard 03:41:38 UTC, 3m ago (ready then)"),
+            "{w}x{h}:\n{s}"
+        );
+        app.tab = Tab::Trade;
+        let s = screen(&app, w, h);
+        assert!(s.contains("BTC 15m · STALE 3m (C: interval)"), "{w}x{h}:\n{s}");
+    }
+    // A failed read is said with the age.
+    app.handle(Message::Market(MarketEvent::Failed {
+        source: Source::RelayerHealth,
+        error: "relayer health: connection refused".into(),
+        at: app.clock,
+    }));
+    app.tab = Tab::Protocol;
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("3m ago (ready then) · last read failed: relayer health: connection refused"),
+        "{s}"
+    );
+}
