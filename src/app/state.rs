@@ -196,6 +196,8 @@ pub struct App {
     pub unanswered: VecDeque<(super::report::Unanswered, SystemTime)>,
     /// The panes over the whole exchange (Leaders, Explorer, Liquidations, Protocol series).
     pub explore: super::explore::Explore,
+    /// The relayer's operator notices: logged once, unread until the Protocol tab shows them.
+    pub notices: super::notices::Notices,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -256,6 +258,7 @@ impl App {
             owner_keystore_path: String::new(),
             unanswered: VecDeque::new(),
             explore: Default::default(),
+            notices: Default::default(),
         }
     }
 
@@ -309,6 +312,9 @@ impl App {
             Action::Tab(t) => {
                 self.tab = t;
                 self.pending_focus = false;
+                if t == Tab::Protocol {
+                    self.read_notices();
+                }
             }
             Action::ToggleHelp => self.help = !self.help,
             Action::ToggleLog => self.show_log = !self.show_log,
@@ -544,7 +550,10 @@ impl App {
                 changed |= self.summary.as_ref().is_none_or(|old| !old.same_figures(&s));
                 self.summary = Some(*s);
             }
-            MarketEvent::RelayerHealth(h, _) => changed |= replace(&mut self.health, *h),
+            MarketEvent::RelayerHealth(h, _) => {
+                changed |= replace(&mut self.health, *h);
+                self.fold_notices();
+            }
             MarketEvent::DayOpen {
                 instrument_id, raw, ..
             } => changed |= self.day_open.insert(instrument_id, raw) != Some(raw),

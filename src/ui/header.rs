@@ -73,6 +73,20 @@ fn market_fields(app: &App, theme: &Theme, now: SystemTime) -> Vec<Field> {
         ALWAYS,
         [Span::styled(format!(" {} ", app.mode.badge()), theme.badge())],
     )];
+    // An operator notice not yet read on the Protocol tab, on every tab.
+    match app.notices.unread() {
+        0 => {}
+        n => fields.push(Field::new(
+            ALWAYS,
+            [Span::styled(
+                format!(
+                    " ⚑ {n} NOTICE{} (4) ",
+                    if n == 1 { "" } else { "S" }
+                ),
+                theme.alert(),
+            )],
+        )),
+    }
     if let Some(state) = &app.trading {
         if state.trading_paused {
             fields.push(Field::new(

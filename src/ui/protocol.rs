@@ -13,6 +13,7 @@ use std::time::SystemTime;
 
 use crate::analytics::overview::{HISTORY_COLUMNS, base_to_usd, chart_series, is_cumulative};
 use crate::app::freshness::{HEALTH_STALE_AFTER, STALE_AFTER, age_text};
+use crate::app::notices::notice_texts;
 use crate::app::{App, Command};
 use crate::feed::market::Source;
 use crate::protocol::stats::{ProtocolHistory, Summary};
@@ -169,20 +170,8 @@ fn relayer_lines(app: &App, theme: &Theme, now: SystemTime) -> Vec<Line<'static>
     } else {
         Line::styled("relayer NOT READY", theme.warn())
     }];
-    if let Some(notices) = h.extra.get("notices").and_then(|n| n.as_array()) {
-        for n in notices.iter().take(NOTICES) {
-            let text =
-                |k: &str| sanitize_line(n.get(k).and_then(|v| v.as_str()).unwrap_or(""), 120);
-            out.push(Line::styled(
-                format!(
-                    "notice [{}] {}: {}",
-                    text("level"),
-                    text("title"),
-                    text("body")
-                ),
-                theme.warn(),
-            ));
-        }
+    for text in notice_texts(h).into_iter().take(NOTICES) {
+        out.push(Line::styled(format!("notice {text}"), theme.warn()));
     }
     out
 }

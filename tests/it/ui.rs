@@ -2053,3 +2053,47 @@ fn after_the_exchange_dies_every_pane_says_how_old_its_data_is() {
         "{s}"
     );
 }
+
+/// An operator notice shows on every tab (a header badge) until the Protocol tab, which lists
+/// it, is opened; it goes into the message log once. A new one raises the badge again.
+#[test]
+fn an_unread_notice_shows_on_every_tab_and_in_the_log() {
+    let mut app = fixture(Mode::Demo);
+    let health = |notices: &str| {
+        let h = serde_json::from_str(&format!(r#"{{"ok":true,"ready":true,"notices":{notices}}}"#))
+            .unwrap();
+        Message::Market(MarketEvent::RelayerHealth(Box::new(h), now()))
+    };
+    let intake = r#"[{"level":"warn","title":"Intake paused","body":"ETH opens paused for maintenance\u001b[2J"}]"#;
+    app.handle(health(intake));
+    for tab in [Tab::Trade, Tab::Positions, Tab::History, Tab::Fund] {
+        app.tab = tab;
+        let s = screen(&app, 80, 24);
+        let header = s.lines().next().unwrap();
+        assert!(header.contains("⚑ 1 NOTICE (4)"), "{tab:?}:\n{s}");
+    }
+    app.show_log = true;
+    let log = screen(&app, 120, 40);
+    assert!(
+        log.contains("operator notice [warn] Intake paused: ETH opens paused for maintenance"),
+        "{log}"
+    );
+    assert!(!log.contains('\u{1b}'));
+    app.show_log = false;
+    // Read on the Protocol tab: the badge goes, the notice stays listed there.
+    app.handle(Message::Action(papertrade_tui::app::Action::Tab(Tab::Protocol)));
+    let s = screen(&app, 120, 40);
+    assert!(!s.contains("NOTICE ("), "{s}");
+    assert!(s.contains("notice [warn] Intake paused"), "{s}");
+    app.handle(Message::Action(papertrade_tui::app::Action::Tab(Tab::Trade)));
+    // The same notice again is neither unread nor logged again; a second one is.
+    app.handle(health(intake));
+    assert!(!screen(&app, 80, 24).contains("NOTICE ("));
+    let two = r#"[{"level":"warn","title":"Intake paused","body":"ETH opens paused for maintenance\u001b[2J"},{"level":"info","title":"Upgrade","body":"at 04:00 UTC"}]"#;
+    app.handle(health(two));
+    assert!(screen(&app, 80, 24).contains("⚑ 1 NOTICE (4)"));
+    app.show_log = true;
+    let log = screen(&app, 120, 40);
+    assert_eq!(log.matches("Intake paused").count(), 1, "{log}");
+    assert!(log.contains("operator notice [info] Upgrade: at 04:00 UTC"), "{log}");
+}
