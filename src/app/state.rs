@@ -19,7 +19,7 @@ use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
 use super::key_setup::KeyStatus;
-use super::ticket::Ticket;
+use super::ticket::{Ticket, Typing, typed_leverage, typed_market};
 
 /// What the session may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,6 +286,26 @@ impl App {
         match action {
             Action::Quit => return vec![Effect::Quit],
             Action::KeySetup => self.open_key_panel(),
+            Action::TypeLeverage | Action::PickMarket => {
+                self.tab = Tab::Trade;
+                self.ticket.editing_margin = false;
+                self.ticket.typing = Some(if action == Action::TypeLeverage {
+                    Typing::Leverage(String::new())
+                } else {
+                    Typing::Market(String::new())
+                });
+            }
+            Action::Type(c) if self.ticket.typing.is_some() => {
+                if let Some(t) = self.ticket.typing.as_mut() {
+                    t.push(c);
+                }
+            }
+            Action::Backspace if self.ticket.typing.is_some() => {
+                if let Some(t) = self.ticket.typing.as_mut() {
+                    t.pop();
+                }
+            }
+            Action::Review if self.ticket.typing.is_some() => self.apply_typing(),
             Action::Side(long) => {
                 self.ticket.is_long = long;
                 if !self.mode.can_trade() {
@@ -326,7 +346,9 @@ impl App {
                 self.chart_interval = CHART_INTERVALS[(i + 1) % CHART_INTERVALS.len()];
             }
             Action::Escape => {
-                if self.dialog.take().is_none()
+                // Leaving a typed leverage or market changes nothing.
+                if self.ticket.typing.take().is_none()
+                    && self.dialog.take().is_none()
                     && !std::mem::take(&mut self.help)
                     && !std::mem::take(&mut self.show_log)
                     && self.banner.take().is_none()
@@ -444,6 +466,38 @@ impl App {
             }
         }
         Vec::new()
+    }
+
+    /// Enter on a typed leverage or market: set it if it is one, else say why and keep the field
+    /// open (nothing changes).
+    fn apply_typing(&mut self) {
+        let Some(state) = &self.trading else {
+            self.toast("no market data yet", true);
+            return;
+        };
+        let result = match &self.ticket.typing {
+            Some(Typing::Leverage(text)) => match self.ticket_market() {
+                Some((m, _)) => {
+                    typed_leverage(text, state.leverage_ceiling(m), &m.symbol).map(|l| (None, l))
+                }
+                None => Err("no market selected".into()),
+            },
+            Some(Typing::Market(text)) => typed_market(state, text).map(|i| {
+                let ceiling = state.leverage_ceiling(&state.instruments[i]);
+                (Some(i), self.ticket.leverage.clamp(1, ceiling.max(1)))
+            }),
+            None => return,
+        };
+        match result {
+            Ok((market, leverage)) => {
+                if let Some(i) = market {
+                    self.ticket.market = i;
+                }
+                self.ticket.leverage = leverage;
+                self.ticket.typing = None;
+            }
+            Err(why) => self.toast(why, true),
+        }
     }
 
     /// Whether [`trade_gate`](App::trade_gate) refuses now; if it does, the toast says why.

@@ -156,7 +156,8 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Fund => fund::commands(app),
         Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
     };
-    let typing = (pane == Focus::Ticket && app.ticket.editing_margin)
+    let typing = (pane == Focus::Ticket
+        && (app.ticket.editing_margin || app.ticket.typing.is_some()))
         || app.explore_field().is_some()
         || (pane == Focus::Fund && app.fund.takes_text());
     if !typing {

@@ -644,8 +644,8 @@ fn help_lists_the_live_keymap() {
     let expected = [
         ("B S", "side: long / short"),
         ("/", "edit the margin"),
-        ("M", "next market"),
-        ("[ ] { }", "leverage −1 / +1 / −10 / +10"),
+        ("M F", "market: the next one / type a name"),
+        ("[ ] { } =", "leverage −1 / +1 / −10 / +10 / type it"),
         ("E", "the message log"),
         ("G", "session key"),
         ("W O R", "leaderboard: window"),
@@ -2096,4 +2096,65 @@ fn an_unread_notice_shows_on_every_tab_and_in_the_log() {
     let log = screen(&app, 120, 40);
     assert_eq!(log.matches("Intake paused").count(), 1, "{log}");
     assert!(log.contains("operator notice [info] Upgrade: at 04:00 UTC"), "{log}");
+}
+
+/// Leverage is typed, not only stepped (10x → 500x was 49 presses of `}`), and a market is
+/// picked by name: `= 500 ⏎`, `F eth ⏎`. A value the market refuses is said and changes
+/// nothing; Esc leaves with nothing changed. The hint bar and `?` show both keys, from the
+/// live keymap (`[ui.keys] leverage`, `pick_market`).
+#[test]
+fn leverage_is_typed_and_a_market_picked_by_name() {
+    let mut app = fixture(Mode::Demo);
+    app.ticket.leverage = 10;
+    let hints = |app: &App| screen(app, 80, 24).lines().last().unwrap().to_string();
+    assert!(hints(&app).contains("M F mkt · [ ] = lev"), "{}", hints(&app));
+    type_text(&mut app, "=500");
+    assert!(screen(&app, 80, 24).contains("type leverage: 500▏x"));
+    assert!(hints(&app).starts_with("0-9 leverage · ⏎ set it · Esc leave"), "{}", hints(&app));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.leverage, 500);
+    assert!(app.ticket.typing.is_none());
+    assert!(app.dialog.is_none(), "Enter set the leverage; it did not review");
+    assert!(screen(&app, 120, 40).contains("BTC ▲ LONG  500x"));
+    // Above the market's ceiling: said, nothing changed, still typing.
+    type_text(&mut app, "=2000");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.leverage, 500);
+    assert!(
+        screen(&app, 120, 40).contains("leverage: a whole number from 1 to 1000 on BTC, got \"2000\""),
+        "{}",
+        screen(&app, 120, 40)
+    );
+    press(&mut app, KeyCode::Esc);
+    assert!(app.ticket.typing.is_none());
+    assert_eq!(app.ticket.leverage, 500);
+    // A market by name, any case; none or several matching is said.
+    type_text(&mut app, "fdoge");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.market, 0);
+    assert!(screen(&app, 120, 40).contains("none is called \"doge\""));
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    type_text(&mut app, "eth");
+    assert!(screen(&app, 80, 24).contains("type market: eth▏ → ETH"));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.market, 1);
+    assert!(screen(&app, 120, 40).contains("ETH ▲ LONG  500x"));
+    // The help lists both, and a remap moves them.
+    app.help = true;
+    let help = screen(&app, 80, 24);
+    assert!(help.contains("M F  market: the next one / type a name, ⏎ picks it"), "{help}");
+    assert!(help.contains("[ ] { } =  leverage −1 / +1 / −10 / +10 / type it, ⏎ sets it"), "{help}");
+    app.help = false;
+    let overrides = [
+        ("leverage".to_string(), "z".to_string()),
+        ("pick_market".to_string(), "u".to_string()),
+    ]
+    .into();
+    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    assert!(hints(&app).contains("M U mkt · [ ] Z lev"), "{}", hints(&app));
+    type_text(&mut app, "z7");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.leverage, 7);
 }
