@@ -601,7 +601,10 @@ impl App {
                 instrument_id, raw, ..
             } => changed |= self.marks.insert(instrument_id, raw) != Some(raw),
             MarketEvent::Summary(s, _) => {
-                changed |= self.summary.as_ref().is_none_or(|old| !old.same_figures(&s));
+                changed |= self
+                    .summary
+                    .as_ref()
+                    .is_none_or(|old| !old.same_figures(&s));
                 self.summary = Some(*s);
             }
             MarketEvent::RelayerHealth(h, _) => {

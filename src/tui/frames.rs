@@ -206,7 +206,9 @@ mod tests {
         let bytes = Bytes::default();
         let backend = Frames::new(Memory(CrosstermBackend::new(bytes.clone())));
         let mut t = Terminal::new(backend).unwrap();
-        let text = |s: &'static str| move |f: &mut ratatui::Frame| f.render_widget(Paragraph::new(s), f.area());
+        let text = |s: &'static str| {
+            move |f: &mut ratatui::Frame| f.render_widget(Paragraph::new(s), f.area())
+        };
         t.draw(text("mark:82,700.2")).unwrap();
         let first = String::from_utf8(written(&bytes)).unwrap();
         assert!(first.starts_with("\x1b[?2026h"), "{first:?}");
@@ -220,7 +222,13 @@ mod tests {
         t.draw(text("mark:82,700.3")).unwrap();
         let changed = String::from_utf8(written(&bytes)).unwrap();
         assert!(changed.starts_with("\x1b[?2026h") && changed.ends_with("\x1b[?2026l"));
-        assert!(changed.contains('3') && !changed.contains("mark"), "{changed:?}");
-        assert!(!changed.contains("\x1b[?25l"), "the cursor is hidden already");
+        assert!(
+            changed.contains('3') && !changed.contains("mark"),
+            "{changed:?}"
+        );
+        assert!(
+            !changed.contains("\x1b[?25l"),
+            "the cursor is hidden already"
+        );
     }
 }

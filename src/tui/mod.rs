@@ -17,12 +17,12 @@ use std::time::{Duration, SystemTime};
 use alloy_primitives::Address;
 use futures::{Stream, StreamExt};
 use ratatui::backend::Backend;
+use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
     MouseEventKind,
 };
 use ratatui::crossterm::execute;
-use ratatui::backend::CrosstermBackend;
 use ratatui::{Frame, Terminal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;

@@ -71,7 +71,10 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
 fn market_fields(app: &App, theme: &Theme, now: SystemTime) -> Vec<Field> {
     let mut fields = vec![Field::new(
         ALWAYS,
-        [Span::styled(format!(" {} ", app.mode.badge()), theme.badge())],
+        [Span::styled(
+            format!(" {} ", app.mode.badge()),
+            theme.badge(),
+        )],
     )];
     // An operator notice not yet read on the Protocol tab, on every tab.
     match app.notices.unread() {
@@ -79,10 +82,7 @@ fn market_fields(app: &App, theme: &Theme, now: SystemTime) -> Vec<Field> {
         n => fields.push(Field::new(
             ALWAYS,
             [Span::styled(
-                format!(
-                    " ⚑ {n} NOTICE{} (4) ",
-                    if n == 1 { "" } else { "S" }
-                ),
+                format!(" ⚑ {n} NOTICE{} (4) ", if n == 1 { "" } else { "S" }),
                 theme.alert(),
             )],
         )),
@@ -235,8 +235,14 @@ fn account_fields(app: &App, theme: &Theme, now: SystemTime) -> Vec<Field> {
         };
         fields.push(Field::new(ALWAYS, [Span::styled(" │", style)]));
         // Where the key lives goes before the key's state does.
-        fields.push(Field::new(5, [Span::styled(format!(" {}", k.backend), style)]));
-        fields.push(Field::new(ALWAYS, [Span::styled(format!(" {text}"), style)]));
+        fields.push(Field::new(
+            5,
+            [Span::styled(format!(" {}", k.backend), style)],
+        ));
+        fields.push(Field::new(
+            ALWAYS,
+            [Span::styled(format!(" {text}"), style)],
+        ));
     } else if app.mode.can_trade() {
         fields.push(Field::new(
             ALWAYS,
@@ -255,7 +261,11 @@ fn account_fields(app: &App, theme: &Theme, now: SystemTime) -> Vec<Field> {
         fields.push(Field::new(
             55,
             [Span::styled(
-                format!(" │ data {}/{} old", age_text(stream_age), age_text(poll_age)),
+                format!(
+                    " │ data {}/{} old",
+                    age_text(stream_age),
+                    age_text(poll_age)
+                ),
                 theme.warn(),
             )],
         ));

@@ -55,11 +55,13 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         now,
     );
     let title = format!(" Protocol{stale} ");
-    let block = Block::default().borders(Borders::ALL).title(if stale.is_empty() {
-        Line::from(title)
-    } else {
-        Line::styled(title, theme.warn())
-    });
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(if stale.is_empty() {
+            Line::from(title)
+        } else {
+            Line::styled(title, theme.warn())
+        });
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let exact = inner.width >= EXACT_FROM;
@@ -157,19 +159,21 @@ fn relayer_lines(app: &App, theme: &Theme, now: SystemTime) -> Vec<Line<'static>
         .last_ok(Source::RelayerHealth)
         .map(super::log::time_of_day)
         .unwrap_or_else(|| "—".into());
-    let mut out = vec![if age.is_some_and(|a| a > HEALTH_STALE_AFTER) || !error.is_empty() {
-        Line::styled(
-            format!(
-                "relayer STALE: last heard {heard} UTC, {} ago ({said} then){error}",
-                age_text(age)
-            ),
-            theme.warn(),
-        )
-    } else if h.is_ready() {
-        Line::from("relayer ready")
-    } else {
-        Line::styled("relayer NOT READY", theme.warn())
-    }];
+    let mut out = vec![
+        if age.is_some_and(|a| a > HEALTH_STALE_AFTER) || !error.is_empty() {
+            Line::styled(
+                format!(
+                    "relayer STALE: last heard {heard} UTC, {} ago ({said} then){error}",
+                    age_text(age)
+                ),
+                theme.warn(),
+            )
+        } else if h.is_ready() {
+            Line::from("relayer ready")
+        } else {
+            Line::styled("relayer NOT READY", theme.warn())
+        },
+    ];
     for text in notice_texts(h).into_iter().take(NOTICES) {
         out.push(Line::styled(format!("notice {text}"), theme.warn()));
     }

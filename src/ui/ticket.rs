@@ -9,10 +9,10 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::app::ticket::{Typing, typed_market};
 use crate::app::{App, Command};
-use crate::text::sanitize_line;
 use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
+use crate::text::sanitize_line;
 
 use super::theme::Theme;
 use super::{Hint, STALE_AFTER, age_text};
@@ -52,7 +52,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
     match &t.typing {
         Some(Typing::Leverage(text)) => lines.insert(
             1,
-            Line::styled(format!("type leverage: {text}▏x  (⏎ sets, Esc leaves)"), theme.title()),
+            Line::styled(format!("type leverage: {text}▏x"), theme.title()),
         ),
         Some(Typing::Market(text)) => {
             let picks = app

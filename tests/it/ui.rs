@@ -1528,7 +1528,10 @@ fn a_quiet_exchange_s_moving_block_draws_nothing() {
             Box::new(state.clone()),
             at,
         )));
-        assert!(!app.dirty, "poll {poll}: only the trading state's block moved");
+        assert!(
+            !app.dirty,
+            "poll {poll}: only the trading state's block moved"
+        );
         app.handle(Message::Market(MarketEvent::Summary(
             summary(48_399_240 + poll, 1_791_862_483_000 + poll * 2_000),
             at,
@@ -2038,7 +2041,10 @@ fn after_the_exchange_dies_every_pane_says_how_old_its_data_is() {
         );
         app.tab = Tab::Trade;
         let s = screen(&app, w, h);
-        assert!(s.contains("BTC 15m · STALE 3m (C: interval)"), "{w}x{h}:\n{s}");
+        assert!(
+            s.contains("BTC 15m · STALE 3m (C: interval)"),
+            "{w}x{h}:\n{s}"
+        );
     }
     // A failed read is said with the age.
     app.handle(Message::Market(MarketEvent::Failed {
@@ -2060,8 +2066,10 @@ fn after_the_exchange_dies_every_pane_says_how_old_its_data_is() {
 fn an_unread_notice_shows_on_every_tab_and_in_the_log() {
     let mut app = fixture(Mode::Demo);
     let health = |notices: &str| {
-        let h = serde_json::from_str(&format!(r#"{{"ok":true,"ready":true,"notices":{notices}}}"#))
-            .unwrap();
+        let h = serde_json::from_str(&format!(
+            r#"{{"ok":true,"ready":true,"notices":{notices}}}"#
+        ))
+        .unwrap();
         Message::Market(MarketEvent::RelayerHealth(Box::new(h), now()))
     };
     let intake = r#"[{"level":"warn","title":"Intake paused","body":"ETH opens paused for maintenance\u001b[2J"}]"#;
@@ -2081,11 +2089,15 @@ fn an_unread_notice_shows_on_every_tab_and_in_the_log() {
     assert!(!log.contains('\u{1b}'));
     app.show_log = false;
     // Read on the Protocol tab: the badge goes, the notice stays listed there.
-    app.handle(Message::Action(papertrade_tui::app::Action::Tab(Tab::Protocol)));
+    app.handle(Message::Action(papertrade_tui::app::Action::Tab(
+        Tab::Protocol,
+    )));
     let s = screen(&app, 120, 40);
     assert!(!s.contains("NOTICE ("), "{s}");
     assert!(s.contains("notice [warn] Intake paused"), "{s}");
-    app.handle(Message::Action(papertrade_tui::app::Action::Tab(Tab::Trade)));
+    app.handle(Message::Action(papertrade_tui::app::Action::Tab(
+        Tab::Trade,
+    )));
     // The same notice again is neither unread nor logged again; a second one is.
     app.handle(health(intake));
     assert!(!screen(&app, 80, 24).contains("NOTICE ("));
@@ -2095,7 +2107,10 @@ fn an_unread_notice_shows_on_every_tab_and_in_the_log() {
     app.show_log = true;
     let log = screen(&app, 120, 40);
     assert_eq!(log.matches("Intake paused").count(), 1, "{log}");
-    assert!(log.contains("operator notice [info] Upgrade: at 04:00 UTC"), "{log}");
+    assert!(
+        log.contains("operator notice [info] Upgrade: at 04:00 UTC"),
+        "{log}"
+    );
 }
 
 /// Leverage is typed, not only stepped (10x → 500x was 49 presses of `}`), and a market is
@@ -2107,21 +2122,33 @@ fn leverage_is_typed_and_a_market_picked_by_name() {
     let mut app = fixture(Mode::Demo);
     app.ticket.leverage = 10;
     let hints = |app: &App| screen(app, 80, 24).lines().last().unwrap().to_string();
-    assert!(hints(&app).contains("M F mkt · [ ] = lev"), "{}", hints(&app));
+    assert!(
+        hints(&app).contains("M F mkt · [ ] = lev"),
+        "{}",
+        hints(&app)
+    );
     type_text(&mut app, "=500");
     assert!(screen(&app, 80, 24).contains("type leverage: 500▏x"));
-    assert!(hints(&app).starts_with("0-9 leverage · ⏎ set it · Esc leave"), "{}", hints(&app));
+    assert!(
+        hints(&app).starts_with("0-9 leverage · ⏎ set it · Esc leave"),
+        "{}",
+        hints(&app)
+    );
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.ticket.leverage, 500);
     assert!(app.ticket.typing.is_none());
-    assert!(app.dialog.is_none(), "Enter set the leverage; it did not review");
+    assert!(
+        app.dialog.is_none(),
+        "Enter set the leverage; it did not review"
+    );
     assert!(screen(&app, 120, 40).contains("BTC ▲ LONG  500x"));
     // Above the market's ceiling: said, nothing changed, still typing.
     type_text(&mut app, "=2000");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.ticket.leverage, 500);
     assert!(
-        screen(&app, 120, 40).contains("leverage: a whole number from 1 to 1000 on BTC, got \"2000\""),
+        screen(&app, 120, 40)
+            .contains("leverage: a whole number from 1 to 1000 on BTC, got \"2000\""),
         "{}",
         screen(&app, 120, 40)
     );
@@ -2144,8 +2171,14 @@ fn leverage_is_typed_and_a_market_picked_by_name() {
     // The help lists both, and a remap moves them.
     app.help = true;
     let help = screen(&app, 80, 24);
-    assert!(help.contains("M F  market: the next one / type a name, ⏎ picks it"), "{help}");
-    assert!(help.contains("[ ] { } =  leverage −1 / +1 / −10 / +10 / type it, ⏎ sets it"), "{help}");
+    assert!(
+        help.contains("M F  market: the next one / type a name, ⏎ picks it"),
+        "{help}"
+    );
+    assert!(
+        help.contains("[ ] { } =  leverage −1 / +1 / −10 / +10 / type it, ⏎ sets it"),
+        "{help}"
+    );
     app.help = false;
     let overrides = [
         ("leverage".to_string(), "z".to_string()),
@@ -2153,7 +2186,11 @@ fn leverage_is_typed_and_a_market_picked_by_name() {
     ]
     .into();
     app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
-    assert!(hints(&app).contains("M U mkt · [ ] Z lev"), "{}", hints(&app));
+    assert!(
+        hints(&app).contains("M U mkt · [ ] Z lev"),
+        "{}",
+        hints(&app)
+    );
     type_text(&mut app, "z7");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.ticket.leverage, 7);
