@@ -7,9 +7,6 @@ use std::collections::BTreeSet;
 use crate::protocol::stats::RelayerHealth;
 use crate::text::sanitize_line;
 
-use super::state::App;
-use super::tab::Tab;
-
 /// A notice's fields are cut to this many characters each.
 const FIELD_CHARS: usize = 120;
 
@@ -41,33 +38,29 @@ impl Notices {
     pub fn unread(&self) -> usize {
         self.unread.len()
     }
-}
 
-impl App {
-    /// Fold the notices of a health answer: a new one is logged (once a session) and unread
+    /// Fold the notices a health answer lists: those new this session (to log), each unread
     /// unless the Protocol tab is on screen; one the relayer no longer lists is no longer unread.
-    pub(crate) fn fold_notices(&mut self) {
-        let listed = self.health.as_ref().map(notice_texts).unwrap_or_default();
-        let before = self.notices.unread.len();
-        self.notices.unread.retain(|t| listed.contains(t));
+    /// Also whether the unread count changed.
+    pub(crate) fn fold(&mut self, listed: Vec<String>, on_screen: bool) -> (Vec<String>, bool) {
+        let before = self.unread.len();
+        self.unread.retain(|t| listed.contains(t));
+        let mut new = Vec::new();
         for text in listed {
-            if self.notices.seen.insert(text.clone()) {
-                self.toast(format!("operator notice {text}"), false);
-                if self.tab != Tab::Protocol {
-                    self.notices.unread.insert(text);
+            if self.seen.insert(text.clone()) {
+                if !on_screen {
+                    self.unread.insert(text.clone());
                 }
+                new.push(text);
             }
         }
-        if self.notices.unread.len() != before {
-            self.dirty = true;
-        }
+        (new, self.unread.len() != before)
     }
 
-    /// The Protocol tab is on screen: every listed notice is read.
-    pub(crate) fn read_notices(&mut self) {
-        if !self.notices.unread.is_empty() {
-            self.notices.unread.clear();
-            self.dirty = true;
-        }
+    /// The Protocol tab is on screen: every listed notice is read. Whether that changed anything.
+    pub(crate) fn read(&mut self) -> bool {
+        let had = !self.unread.is_empty();
+        self.unread.clear();
+        had
     }
 }

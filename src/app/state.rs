@@ -333,7 +333,7 @@ impl App {
                 self.tab = t;
                 self.pending_focus = false;
                 if t == Tab::Protocol {
-                    self.read_notices();
+                    self.notices.read();
                 }
             }
             Action::ToggleHelp => self.help = !self.help,
@@ -609,7 +609,16 @@ impl App {
             }
             MarketEvent::RelayerHealth(h, _) => {
                 changed |= replace(&mut self.health, *h);
-                self.fold_notices();
+                let listed = self
+                    .health
+                    .as_ref()
+                    .map(super::notices::notice_texts)
+                    .unwrap_or_default();
+                let (new, unread_changed) = self.notices.fold(listed, self.tab == Tab::Protocol);
+                changed |= unread_changed;
+                for text in new {
+                    self.toast(format!("operator notice {text}"), false);
+                }
             }
             MarketEvent::DayOpen {
                 instrument_id, raw, ..
