@@ -5,6 +5,9 @@
 //!   the crowd opens positions, then left standing: marks and the watched account stay as they
 //!   are, while the UI keeps polling, the account stream keeps its heartbeats and the chart's
 //!   candles keep being fetched, exactly as against a quiet exchange.
+//! - pinned: the real clock, every market's price pinned where it stands (`/sim/price`) and the
+//!   crowd stopped with its positions open: time runs (blocks, heartbeats, candle refetches) and
+//!   nothing shown moves. Nothing may be written to the terminal.
 //! - live: the simulator on the real clock, prices walking and the crowd trading.
 //!
 //! For each, after a settle: the UI process's CPU time over a window (utime+stime from
@@ -62,7 +65,7 @@ fn main() {
         "{:<6} {:>8} {:>14} {:>16} {:>9} {:>9}",
         "market", "window", "cpu utime+st", "cpu schedstat", "pty B/s", "frames/s"
     );
-    for market in [Market::Idle, Market::Live] {
+    for market in [Market::Idle, Market::Pinned, Market::Live] {
         let sample = runtime.block_on(measure(market, settle, window));
         println!(
             "{:<6} {:>7.0}s {:>13.3}% {:>15.3}% {:>9.1} {:>9.2}",
@@ -80,6 +83,7 @@ fn main() {
 #[derive(Clone, Copy)]
 enum Market {
     Idle,
+    Pinned,
     Live,
 }
 
@@ -87,6 +91,7 @@ impl Market {
     fn name(self) -> &'static str {
         match self {
             Market::Idle => "idle",
+            Market::Pinned => "pinned",
             Market::Live => "live",
         }
     }
@@ -125,6 +130,32 @@ async fn measure(market: Market, settle: Duration, window: Duration) -> Sample {
                     .await
                     .expect("/sim/clock");
                 assert!(r.status().is_success(), "/sim/clock: {}", r.status());
+            }
+        }
+        // The crowd holds its opening positions and stops; each price stays where it is.
+        Market::Pinned => {
+            let mids = sim.shared.with_engine(|e| {
+                e.crowd.stop();
+                e.trading
+                    .instruments
+                    .iter()
+                    .filter_map(|m| Some((m.symbol.clone(), e.mark(m.id)?, m.price_scale)))
+                    .collect::<Vec<_>>()
+            });
+            let http = reqwest::Client::new();
+            for (symbol, raw, scale) in mids {
+                let price = match scale.ilog10() as usize {
+                    0 => raw.to_string(),
+                    decimals => format!("{}.{:0decimals$}", raw / scale, raw % scale),
+                };
+                let r = http
+                    .post(format!("{}/sim/price", sim.base_url()))
+                    .header("content-type", "application/json")
+                    .body(format!(r#"{{"market":"{symbol}","price":"{price}"}}"#))
+                    .send()
+                    .await
+                    .expect("/sim/price");
+                assert!(r.status().is_success(), "/sim/price: {}", r.status());
             }
         }
         // The crowd acts every 20 s on average: give it a moment to hold positions.

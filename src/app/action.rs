@@ -21,6 +21,10 @@ pub enum Action {
     FocusMargin,
     NextMarket,
     Leverage(i64),
+    /// Start typing the ticket's leverage (Enter sets it).
+    TypeLeverage,
+    /// Start typing a market's name for the ticket (Enter picks it).
+    PickMarket,
     Tab(Tab),
     ToggleHelp,
     ToggleLog,
@@ -116,6 +120,9 @@ pub enum Command {
     LeverageDown10,
     #[serde(rename = "leverage_up_10")]
     LeverageUp10,
+    /// Type the leverage.
+    Leverage,
+    PickMarket,
     Chart,
     Mark,
     Close,
@@ -132,15 +139,17 @@ pub enum Command {
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub(crate) const ALL: [Command; 20] = [
+    pub(crate) const ALL: [Command; 22] = [
         Command::Long,
         Command::Short,
         Command::Margin,
         Command::Market,
+        Command::PickMarket,
         Command::LeverageDown,
         Command::LeverageUp,
         Command::LeverageDown10,
         Command::LeverageUp10,
+        Command::Leverage,
         Command::Chart,
         Command::Mark,
         Command::Close,
@@ -177,6 +186,8 @@ impl Command {
             Command::LeverageUp => ']',
             Command::LeverageDown10 => '{',
             Command::LeverageUp10 => '}',
+            Command::Leverage => '=',
+            Command::PickMarket => 'f',
             Command::Chart => 'c',
             Command::Mark => ' ',
             Command::Close => 'x',
@@ -202,6 +213,8 @@ impl Command {
             Command::LeverageUp => "leverage +1",
             Command::LeverageDown10 => "leverage −10",
             Command::LeverageUp10 => "leverage +10",
+            Command::Leverage => "type the leverage (Enter sets it, Esc leaves)",
+            Command::PickMarket => "pick a market by name (Enter picks it, Esc leaves)",
             Command::Chart => "chart interval: 1m 5m 15m 1h 4h 1d",
             Command::Mark => "mark a position",
             Command::Close => "close marked/highlighted positions; cancel a pending intent",
@@ -227,6 +240,8 @@ impl Command {
             Command::LeverageUp => Action::Leverage(1),
             Command::LeverageDown10 => Action::Leverage(-10),
             Command::LeverageUp10 => Action::Leverage(10),
+            Command::Leverage => Action::TypeLeverage,
+            Command::PickMarket => Action::PickMarket,
             Command::Chart => Action::ChartInterval,
             Command::Mark => Action::ToggleMark,
             Command::Close => Action::CloseSelected,
@@ -354,10 +369,12 @@ mod tests {
                 "short",
                 "margin",
                 "market",
+                "pick_market",
                 "leverage_down",
                 "leverage_up",
                 "leverage_down_10",
                 "leverage_up_10",
+                "leverage",
                 "chart",
                 "mark",
                 "close",

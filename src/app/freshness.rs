@@ -88,6 +88,11 @@ impl Freshness {
         self.last_error.insert(source, error);
     }
 
+    /// When the source last succeeded.
+    pub fn last_ok(&self, source: Source) -> Option<SystemTime> {
+        self.last_ok.get(&source).copied()
+    }
+
     /// How old the source's last good value is (`None`: never succeeded).
     pub fn age(&self, source: Source, now: SystemTime) -> Option<Duration> {
         self.last_ok

@@ -13,6 +13,7 @@ pub(crate) mod history;
 pub(crate) mod key_flow;
 pub mod key_setup;
 pub(crate) mod messages;
+pub(crate) mod notices;
 pub(crate) mod prefill;
 pub(crate) mod report;
 pub(crate) mod settlement;

@@ -19,7 +19,7 @@ use crate::protocol::stats::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
 use super::key_setup::KeyStatus;
-use super::ticket::Ticket;
+use super::ticket::{Ticket, Typing, typed_leverage, typed_market};
 
 /// What the session may do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,6 +202,8 @@ pub struct App {
     pub unanswered: VecDeque<(super::report::Unanswered, SystemTime)>,
     /// The panes over the whole exchange (Leaders, Explorer, Liquidations, Protocol series).
     pub explore: super::explore::Explore,
+    /// The relayer's operator notices: logged once, unread until the Protocol tab shows them.
+    pub notices: super::notices::Notices,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -267,6 +269,7 @@ impl App {
             owner_keystore_path: String::new(),
             unanswered: VecDeque::new(),
             explore: Default::default(),
+            notices: Default::default(),
         }
     }
 
@@ -294,6 +297,26 @@ impl App {
         match action {
             Action::Quit => return vec![Effect::Quit],
             Action::KeySetup => self.open_key_panel(),
+            Action::TypeLeverage | Action::PickMarket => {
+                self.tab = Tab::Trade;
+                self.ticket.editing_margin = false;
+                self.ticket.typing = Some(if action == Action::TypeLeverage {
+                    Typing::Leverage(String::new())
+                } else {
+                    Typing::Market(String::new())
+                });
+            }
+            Action::Type(c) if self.ticket.typing.is_some() => {
+                if let Some(t) = self.ticket.typing.as_mut() {
+                    t.push(c);
+                }
+            }
+            Action::Backspace if self.ticket.typing.is_some() => {
+                if let Some(t) = self.ticket.typing.as_mut() {
+                    t.pop();
+                }
+            }
+            Action::Review if self.ticket.typing.is_some() => self.apply_typing(),
             Action::Side(long) => {
                 self.ticket.is_long = long;
                 if !self.mode.can_trade() {
@@ -320,6 +343,9 @@ impl App {
             Action::Tab(t) => {
                 self.tab = t;
                 self.pending_focus = false;
+                if t == Tab::Protocol {
+                    self.notices.read();
+                }
             }
             Action::ToggleHelp => self.help = !self.help,
             Action::ToggleLog => self.show_log = !self.show_log,
@@ -331,7 +357,9 @@ impl App {
                 self.chart_interval = CHART_INTERVALS[(i + 1) % CHART_INTERVALS.len()];
             }
             Action::Escape => {
-                if self.dialog.take().is_none()
+                // Leaving a typed leverage or market changes nothing.
+                if self.ticket.typing.take().is_none()
+                    && self.dialog.take().is_none()
                     && !std::mem::take(&mut self.help)
                     && !std::mem::take(&mut self.show_log)
                     && self.banner.take().is_none()
@@ -451,6 +479,38 @@ impl App {
         Vec::new()
     }
 
+    /// Enter on a typed leverage or market: set it if it is one, else say why and keep the field
+    /// open (nothing changes).
+    fn apply_typing(&mut self) {
+        let Some(state) = &self.trading else {
+            self.toast("no market data yet", true);
+            return;
+        };
+        let result = match &self.ticket.typing {
+            Some(Typing::Leverage(text)) => match self.ticket_market() {
+                Some((m, _)) => {
+                    typed_leverage(text, state.leverage_ceiling(m), &m.symbol).map(|l| (None, l))
+                }
+                None => Err("no market selected".into()),
+            },
+            Some(Typing::Market(text)) => typed_market(state, text).map(|i| {
+                let ceiling = state.leverage_ceiling(&state.instruments[i]);
+                (Some(i), self.ticket.leverage.clamp(1, ceiling.max(1)))
+            }),
+            None => return,
+        };
+        match result {
+            Ok((market, leverage)) => {
+                if let Some(i) = market {
+                    self.ticket.market = i;
+                }
+                self.ticket.leverage = leverage;
+                self.ticket.typing = None;
+            }
+            Err(why) => self.toast(why, true),
+        }
+    }
+
     /// Whether [`trade_gate`](App::trade_gate) refuses now; if it does, the toast says why.
     fn gate_refuses(&mut self, open_instrument: Option<u32>) -> bool {
         match self.trade_gate(open_instrument, self.clock) {
@@ -527,7 +587,15 @@ impl App {
             .event_shows(&event, |s| self.age_shown_after(s));
         self.freshness.apply(&event);
         match event {
-            MarketEvent::Trading(state, _) if self.trading.as_ref() == Some(&*state) => {}
+            // The indexer's block alone moved: kept, not drawn (nothing shows it).
+            MarketEvent::Trading(state, _)
+                if self
+                    .trading
+                    .as_ref()
+                    .is_some_and(|t| t.same_apart_from_block(&state)) =>
+            {
+                self.trading = Some(*state);
+            }
             MarketEvent::Trading(state, _) => {
                 changed = true;
                 if self.ticket.market >= state.instruments.len() {
@@ -543,8 +611,26 @@ impl App {
             MarketEvent::Mark {
                 instrument_id, raw, ..
             } => changed |= self.marks.insert(instrument_id, raw) != Some(raw),
-            MarketEvent::Summary(s, _) => changed |= replace(&mut self.summary, *s),
-            MarketEvent::RelayerHealth(h, _) => changed |= replace(&mut self.health, *h),
+            MarketEvent::Summary(s, _) => {
+                changed |= self
+                    .summary
+                    .as_ref()
+                    .is_none_or(|old| !old.same_figures(&s));
+                self.summary = Some(*s);
+            }
+            MarketEvent::RelayerHealth(h, _) => {
+                changed |= replace(&mut self.health, *h);
+                let listed = self
+                    .health
+                    .as_ref()
+                    .map(super::notices::notice_texts)
+                    .unwrap_or_default();
+                let (new, unread_changed) = self.notices.fold(listed, self.tab == Tab::Protocol);
+                changed |= unread_changed;
+                for text in new {
+                    self.toast(format!("operator notice {text}"), false);
+                }
+            }
             MarketEvent::DayOpen {
                 instrument_id, raw, ..
             } => changed |= self.day_open.insert(instrument_id, raw) != Some(raw),

@@ -25,12 +25,89 @@ pub struct Ticket {
     pub use_debt: bool,
     /// Typing into the margin field.
     pub editing_margin: bool,
+    /// Typing a leverage or a market's name (nothing changes until Enter).
+    pub typing: Option<Typing>,
     /// The margin is still the built-in default (nobody typed or prefilled one), so it is
     /// fitted to the live minimums at the ticket's leverage when the markets arrive.
     pub defaults: bool,
     /// Filled from outside (a deep link or the prefill flags): the ticket shows a review banner
     /// and the confirm dialog says so, until the trader confirms or hides it (Esc).
     pub review: Option<Prefilled>,
+}
+
+/// A ticket value being typed: exactly what was typed so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typing {
+    Leverage(String),
+    Market(String),
+}
+
+/// The most characters a typed leverage or market name takes.
+const TYPED_CHARS: usize = 12;
+
+impl Typing {
+    /// Accept a typed character: digits for a leverage, letters and digits for a market.
+    pub(crate) fn push(&mut self, c: char) {
+        let (text, ok) = match self {
+            Typing::Leverage(t) => (t, c.is_ascii_digit()),
+            Typing::Market(t) => (t, c.is_ascii_alphanumeric()),
+        };
+        if ok && text.len() < TYPED_CHARS {
+            text.push(c);
+        }
+    }
+
+    pub(crate) fn pop(&mut self) {
+        match self {
+            Typing::Leverage(t) | Typing::Market(t) => t.pop(),
+        };
+    }
+}
+
+/// The leverage typed, checked against the market's ceiling: the leverage, or why not.
+pub(crate) fn typed_leverage(text: &str, ceiling: u32, symbol: &str) -> Result<u32, String> {
+    let bad = || format!("leverage: a whole number from 1 to {ceiling} on {symbol}, got {text:?}");
+    match text.parse::<u32>() {
+        Ok(l) if (1..=ceiling).contains(&l) => Ok(l),
+        _ if text.is_empty() => Err(format!("leverage: type 1 to {ceiling}")),
+        _ => Err(bad()),
+    }
+}
+
+/// The market a typed name picks: a symbol or id exactly, else the only symbol it begins (any
+/// case); an index into the instruments, or why none.
+pub(crate) fn typed_market(state: &TradingState, text: &str) -> Result<usize, String> {
+    let index = |id: u32| state.instruments.iter().position(|m| m.id == id);
+    if let Some(i) = state.market(text).and_then(|m| index(m.id)) {
+        return Ok(i);
+    }
+    let upper = text.to_ascii_uppercase();
+    let matches: Vec<usize> = (0..state.instruments.len())
+        .filter(|i| {
+            state.instruments[*i]
+                .symbol
+                .to_ascii_uppercase()
+                .starts_with(&upper)
+        })
+        .collect();
+    let names = |ids: &[usize]| {
+        ids.iter()
+            .map(|i| crate::text::sanitize_line(&state.instruments[*i].symbol, 12))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match matches.as_slice() {
+        _ if text.is_empty() => Err("market: type a name".into()),
+        [one] => Ok(*one),
+        [] => Err(format!(
+            "market: none is called {text:?} (markets: {})",
+            names(&(0..state.instruments.len()).collect::<Vec<_>>())
+        )),
+        many => Err(format!(
+            "market: {text:?} could be {}; type more",
+            names(many)
+        )),
+    }
 }
 
 /// Where a prefilled ticket's values came from.
@@ -70,6 +147,7 @@ impl Default for Ticket {
             leverage: 10,
             use_debt: false,
             editing_margin: false,
+            typing: None,
             defaults: true,
             review: None,
         }
@@ -224,6 +302,32 @@ mod tests {
 
     fn state() -> TradingState {
         TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap()
+    }
+
+    #[test]
+    fn a_typed_leverage_and_market_are_checked() {
+        assert_eq!(typed_leverage("500", 1000, "BTC"), Ok(500));
+        assert_eq!(typed_leverage("1000", 1000, "BTC"), Ok(1000));
+        for bad in ["0", "1001", "99999999999"] {
+            assert_eq!(
+                typed_leverage(bad, 1000, "BTC").unwrap_err(),
+                format!("leverage: a whole number from 1 to 1000 on BTC, got {bad:?}")
+            );
+        }
+        let mut t = Typing::Leverage(String::new());
+        for c in "5x0.0".chars() {
+            t.push(c);
+        }
+        assert_eq!(t, Typing::Leverage("500".into()));
+        let s = state();
+        assert_eq!(typed_market(&s, "eth"), Ok(1));
+        assert_eq!(typed_market(&s, "E"), Ok(1), "the only symbol it begins");
+        assert_eq!(typed_market(&s, "0"), Ok(0), "an id");
+        assert!(
+            typed_market(&s, "DOGE")
+                .unwrap_err()
+                .contains("none is called \"DOGE\" (markets: BTC, ETH)")
+        );
     }
 
     #[test]

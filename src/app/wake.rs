@@ -23,8 +23,10 @@ impl App {
             Source::Mark(id) if Some(id) != ticket_market => None,
             Source::Mark(_) if self.mode.can_trade() => Some(self.max_mark_age.min(STALE_AFTER)),
             Source::Mark(_) => Some(STALE_AFTER),
-            Source::RelayerHealth => Some(HEALTH_STALE_AFTER),
-            Source::Summary | Source::Candles | Source::QueueRank | Source::RecentTrades => None,
+            // The Protocol tab's title; the chart's title (candles are refetched every 20 s).
+            Source::RelayerHealth | Source::Summary => Some(HEALTH_STALE_AFTER),
+            Source::Candles => Some(super::state::CANDLE_REFRESH + STALE_AFTER),
+            Source::QueueRank | Source::RecentTrades => None,
         }
     }
 

@@ -99,6 +99,24 @@ pub struct SummaryPaper {
 }
 
 impl Summary {
+    /// Whether `other` gives the same figures as this, whichever block and time it was read at
+    /// (`source` moves with every block on a quiet exchange and no screen shows it).
+    pub fn same_figures(&self, other: &Self) -> bool {
+        let Self {
+            ok,
+            source: _,
+            balances,
+            activity,
+            fees,
+            paper,
+        } = self;
+        *ok == other.ok
+            && *balances == other.balances
+            && *activity == other.activity
+            && *fees == other.fees
+            && *paper == other.paper
+    }
+
     /// The current PAPER mint rate per $1 of loss basis (1e18).
     pub fn mint_rate(&self) -> u128 {
         let p = &self.paper;

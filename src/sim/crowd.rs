@@ -67,6 +67,8 @@ struct Trader {
 #[derive(Debug, Clone, Default)]
 pub struct Crowd {
     traders: Vec<Trader>,
+    /// Stopped: the traders hold what they hold and do nothing more.
+    stopped: bool,
 }
 
 impl Crowd {
@@ -95,7 +97,16 @@ impl Crowd {
                 })
             })
             .collect();
-        Self { traders }
+        Self {
+            traders,
+            stopped: false,
+        }
+    }
+
+    /// The traders keep their positions and stop trading: the clock runs on and, with the
+    /// prices pinned, nothing on the exchange moves (the idle benchmark's pinned market).
+    pub fn stop(&mut self) {
+        self.stopped = true;
     }
 
     pub fn wallets(&self) -> Vec<alloy_primitives::Address> {
@@ -189,6 +200,9 @@ impl Crowd {
     /// One tick of the crowd: each trader acts with the chance that makes its mean interval
     /// [`MEAN_ACTION_INTERVAL_MS`], submitting through intake like any client.
     pub(crate) fn trade(&mut self, engine: &mut Engine) {
+        if self.stopped {
+            return;
+        }
         let p = engine.cfg.tick_ms as f64 / MEAN_ACTION_INTERVAL_MS;
         self.act(engine, p);
     }

@@ -5,6 +5,7 @@
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
 mod explore;
+mod frames;
 mod fund;
 mod key_setup;
 mod submit;
@@ -16,13 +17,13 @@ use std::time::{Duration, SystemTime};
 use alloy_primitives::Address;
 use futures::{Stream, StreamExt};
 use ratatui::backend::Backend;
+use ratatui::backend::CrosstermBackend;
 use ratatui::crossterm::event::{
     DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEventKind, MouseButton,
     MouseEventKind,
 };
 use ratatui::crossterm::execute;
-use ratatui::crossterm::terminal::{BeginSynchronizedUpdate, EndSynchronizedUpdate};
-use ratatui::{DefaultTerminal, Frame, Terminal};
+use ratatui::{Frame, Terminal};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
@@ -79,17 +80,13 @@ impl<B: Backend> Screen for Terminal<B> {
     }
 }
 
-/// The real terminal: each frame inside a synchronized update so it never shows half of one.
-struct Synchronized(DefaultTerminal);
+/// The real terminal: each frame that changes a cell inside a synchronized update, so it never
+/// shows half of one; a frame that changes nothing writes nothing (`frames::Frames`).
+struct Synchronized(Terminal<frames::Frames<CrosstermBackend<io::Stdout>>>);
 
 impl Screen for Synchronized {
     fn frame(&mut self, render: &mut dyn FnMut(&mut Frame)) -> io::Result<()> {
-        let mut out = io::stdout();
-        execute!(out, BeginSynchronizedUpdate)?;
-        let drawn = self.0.frame(render);
-        execute!(out, EndSynchronizedUpdate)?;
-        out.flush()?;
-        drawn
+        self.0.draw(|f| render(f)).map(|_| ())
     }
 
     fn notify(&mut self, escape: &[u8]) -> io::Result<()> {
@@ -103,8 +100,12 @@ impl Screen for Synchronized {
 pub(crate) async fn run(setup: Setup) -> io::Result<()> {
     let mouse = setup.mouse;
     // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
-    // restores the terminal before the panic message prints.
-    let mut screen = Synchronized(ratatui::init());
+    // restores the terminal before the panic message prints; its terminal is replaced by one
+    // that writes only what changes.
+    drop(ratatui::init());
+    let mut screen = Synchronized(Terminal::new(frames::Frames::new(CrosstermBackend::new(
+        io::stdout(),
+    )))?);
     let result = async {
         if mouse {
             execute!(io::stdout(), EnableMouseCapture)?;

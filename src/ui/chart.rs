@@ -6,7 +6,14 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Paragraph};
 
-use crate::app::App;
+use std::time::SystemTime;
+
+use ratatui::text::Line;
+
+use crate::app::freshness::STALE_AFTER;
+use crate::app::state::CANDLE_REFRESH;
+use crate::app::{App, Command};
+use crate::feed::market::Source;
 use crate::protocol::math::price_raw_from_text;
 use crate::protocol::units::price_display;
 
@@ -23,14 +30,119 @@ struct Bar {
     c: u64,
 }
 
-pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// A price named on the axis.
+struct Label {
+    price: u64,
+    text: String,
+    style: ratatui::style::Style,
+    /// Drawn across the plot at the price's row.
+    fill: Option<&'static str>,
+}
+
+/// The row of each label (`wants`: price and wished row, most important first) on an axis of
+/// `rows`, or `None` where it cannot go. The axis reads in price order, top to bottom, whatever
+/// collides: the most important label (the mark) takes its own row; those of a higher price go
+/// above it, the others below, each as near its own row as the order allows, pushed apart where
+/// they collide; when a side runs out of rows its least important label is dropped. A mark, a
+/// bust and an entry close together all stay readable, and an entry just below the mark is never
+/// drawn above it.
+fn place_labels(wants: &[(u64, usize)], rows: usize) -> Vec<Option<usize>> {
+    let mut kept: Vec<bool> = vec![true; wants.len()];
+    loop {
+        match assign(wants, &kept, rows) {
+            Ok(placed) => return placed,
+            Err(least) => kept[least] = false,
+        }
+    }
+}
+
+/// One try of [`place_labels`] with the `kept` labels; `Err` names the label to drop.
+fn assign(wants: &[(u64, usize)], kept: &[bool], rows: usize) -> Result<Vec<Option<usize>>, usize> {
+    let mut placed = vec![None; wants.len()];
+    let Some(anchor) = kept.iter().position(|k| *k) else {
+        return Ok(placed);
+    };
+    let (anchor_price, anchor_row) = wants[anchor];
+    let anchor_row = anchor_row.min(rows.saturating_sub(1)) as i64;
+    placed[anchor] = Some(anchor_row as usize);
+    let rows = rows as i64;
+    // Each side top to bottom (highest price first).
+    let side = |above: bool| {
+        let mut ids: Vec<usize> = (0..wants.len())
+            .filter(|i| kept[*i] && *i != anchor && (wants[*i].0 > anchor_price) == above)
+            .collect();
+        ids.sort_by_key(|i| (std::cmp::Reverse(wants[*i].0), *i));
+        ids
+    };
+    let wish = |i: usize| wants[i].1 as i64;
+    // Above: pushed down from the top where they collide, then up from the anchor.
+    let above = side(true);
+    let mut at: Vec<i64> = Vec::with_capacity(above.len());
+    let mut prev = -1;
+    for &i in &above {
+        prev = wish(i).max(prev + 1);
+        at.push(prev);
+    }
+    let mut next = anchor_row;
+    for r in at.iter_mut().rev() {
+        *r = (*r).min(next - 1);
+        next = *r;
+    }
+    if at.first().is_some_and(|r| *r < 0) {
+        return Err(*above.iter().max().expect("a label above"));
+    }
+    for (i, r) in above.iter().zip(at) {
+        placed[*i] = Some(r as usize);
+    }
+    // Below: pushed up from the bottom where they collide, then down from the anchor.
+    let below = side(false);
+    let mut at: Vec<i64> = vec![0; below.len()];
+    let mut prev = rows;
+    for (k, &i) in below.iter().enumerate().rev() {
+        prev = wish(i).min(prev - 1);
+        at[k] = prev;
+    }
+    let mut prev = anchor_row;
+    for r in at.iter_mut() {
+        *r = (*r).max(prev + 1);
+        prev = *r;
+    }
+    if at.last().is_some_and(|r| *r >= rows) {
+        return Err(*below.iter().max().expect("a label below"));
+    }
+    for (i, r) in below.iter().zip(at) {
+        placed[*i] = Some(r as usize);
+    }
+    Ok(placed)
+}
+
+pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let Some((market, mark)) = app.ticket_market() else {
         return;
     };
-    let block = Block::default().borders(Borders::ALL).title(format!(
-        " {} {} (C: interval) ",
-        market.symbol, app.chart_interval
-    ));
+    // The mark's line and the candles, each stale past its own limit (candles are refetched
+    // every `CANDLE_REFRESH`).
+    let stale = super::stale_text(
+        app,
+        &[
+            (Source::Mark(market.id), STALE_AFTER),
+            (Source::Candles, CANDLE_REFRESH + STALE_AFTER),
+        ],
+        now,
+    );
+    let title = format!(
+        " {} {}{stale} ({}: interval) ",
+        market.symbol,
+        app.chart_interval,
+        app.keymap.key_of(Command::Chart)
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(if stale.is_empty() {
+            Line::from(title)
+        } else {
+            Line::styled(title, theme.warn())
+        });
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let bars: Vec<Bar> = match &app.candles {
@@ -112,64 +224,66 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         }
     }
     let axis_x = x0 + plot_w as u16;
-    // Lines first (a fill across the plot at the price's row), then the axis labels, most
-    // important first; a label whose row is taken moves to the nearest free one, so the mark,
-    // a bust and an entry close together are all still readable.
-    let mut taken = vec![false; rows as usize];
-    let mut label = |price: u64, text: String, style, fill: Option<&str>| {
-        let (row, text) = match row_of(price) {
-            Some(y) => (y, text),
-            // Beyond the range: on the edge it lies past, with an arrow.
-            None if price > hi => (0, format!("{}↑", text.trim_end())),
-            None => ((rows - 1) as u16, format!("{}↓", text.trim_end())),
-        };
-        if let (Some(fill), Some(y)) = (fill, row_of(price)) {
-            for x in x0..axis_x {
-                if buf[(x, y0 + y)].symbol() == " " {
-                    buf[(x, y0 + y)].set_symbol(fill).set_style(style);
-                }
-            }
-        }
-        let free = (0..rows as usize)
-            .filter(|r| !taken[*r])
-            .min_by_key(|r| r.abs_diff(usize::from(row)));
-        if let Some(r) = free {
-            taken[r] = true;
-            buf.set_stringn(axis_x, y0 + r as u16, text, AXIS as usize, style);
-        }
-    };
+    // Every axis label, most important first: the mark, busts, entries, then the range's edges
+    // (unless a line already names that price).
+    let mut labels: Vec<Label> = Vec::new();
     if let Some(m) = mark {
-        label(
-            m,
-            format!("▶{}", price_display(m, market.price_scale)),
-            theme.badge(),
-            Some("┄"),
-        );
+        labels.push(Label {
+            price: m,
+            text: format!("▶{}", price_display(m, market.price_scale)),
+            style: theme.badge(),
+            fill: Some("┄"),
+        });
     }
     for what in ["B", "E"] {
         for (price, _) in lines.iter().filter(|(_, w)| *w == what) {
-            let style = if what == "B" {
-                theme.loss()
-            } else {
-                theme.dim()
-            };
-            label(
-                *price,
-                format!("{what}{}", price_display(*price, market.price_scale)),
-                style,
-                Some("·"),
-            );
+            labels.push(Label {
+                price: *price,
+                text: format!("{what}{}", price_display(*price, market.price_scale)),
+                style: if what == "B" {
+                    theme.loss()
+                } else {
+                    theme.dim()
+                },
+                fill: Some("·"),
+            });
         }
     }
-    // The range's edges, unless a line already names that price.
     let named: Vec<u64> = lines.iter().map(|(p, _)| *p).chain(mark).collect();
     for edge in [hi, lo].into_iter().filter(|e| !named.contains(e)) {
-        label(
-            edge,
-            format!(" {}", price_display(edge, market.price_scale)),
-            theme.dim(),
-            None,
-        );
+        labels.push(Label {
+            price: edge,
+            text: format!(" {}", price_display(edge, market.price_scale)),
+            style: theme.dim(),
+            fill: None,
+        });
+    }
+    // Lines first (a fill across the plot at the price's row), then the labels where
+    // `place_labels` puts them.
+    for l in &labels {
+        if let (Some(fill), Some(y)) = (l.fill, row_of(l.price)) {
+            for x in x0..axis_x {
+                if buf[(x, y0 + y)].symbol() == " " {
+                    buf[(x, y0 + y)].set_symbol(fill).set_style(l.style);
+                }
+            }
+        }
+    }
+    // Beyond the range: on the edge it lies past, with an arrow.
+    let wanted = |l: &Label| match row_of(l.price) {
+        Some(y) => usize::from(y),
+        None if l.price > hi => 0,
+        None => rows as usize - 1,
+    };
+    let wants: Vec<(u64, usize)> = labels.iter().map(|l| (l.price, wanted(l))).collect();
+    for (l, row) in labels.iter().zip(place_labels(&wants, rows as usize)) {
+        let Some(row) = row else { continue };
+        let text = match row_of(l.price) {
+            Some(_) => l.text.clone(),
+            None if l.price > hi => format!("{}↑", l.text.trim_end()),
+            None => format!("{}↓", l.text.trim_end()),
+        };
+        buf.set_stringn(axis_x, y0 + row as u16, text, AXIS as usize, l.style);
     }
     let times: Vec<u64> = shown.iter().map(|b| b.t).collect();
     draw_time_axis(frame, inner, &times, plot_w, theme);
@@ -199,4 +313,26 @@ fn draw_time_axis(frame: &mut Frame, inner: Rect, times: &[u64], plot_w: usize, 
         (inner.width as usize).saturating_sub(plot_w),
         theme.dim(),
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::place_labels;
+
+    /// The mark, then an entry and a bust wishing for the mark's row: the entry below the mark
+    /// goes under it, not over; a label with no row left in its place is dropped.
+    #[test]
+    fn labels_keep_price_order_moving_or_dropping_what_collides() {
+        // Mark 100 at row 2; entry 99 and bust 98 both at row 2 too; an edge 97 at row 3.
+        let wants = [(100, 2), (98, 2), (99, 2), (97, 3)];
+        assert_eq!(
+            place_labels(&wants, 5),
+            [Some(2), Some(4), Some(3), None],
+            "the bust below the entry, the edge dropped"
+        );
+        // An entry above the mark at the mark's row goes over it.
+        assert_eq!(place_labels(&[(100, 2), (101, 2)], 5), [Some(2), Some(1)]);
+        // Nowhere left below the mark: dropped, never put above it.
+        assert_eq!(place_labels(&[(100, 4), (99, 4)], 5), [Some(4), None]);
+    }
 }

@@ -19,16 +19,21 @@ pub const FIXED: [(&str, &str); 7] = [
 
 /// Commands the help lists on one line (so every key fits on an 80x24 screen), with what the
 /// line says; the keys are the live keymap's, in this order.
-const GROUPS: [(&[Command], &str); 4] = [
+const GROUPS: [(&[Command], &str); 5] = [
     (&[Command::Long, Command::Short], "side: long / short"),
+    (
+        &[Command::Market, Command::PickMarket],
+        "market: the next one / type a name, ⏎ picks it",
+    ),
     (
         &[
             Command::LeverageDown,
             Command::LeverageUp,
             Command::LeverageDown10,
             Command::LeverageUp10,
+            Command::Leverage,
         ],
-        "leverage −1 / +1 / −10 / +10",
+        "leverage −1 / +1 / −10 / +10 / type it, ⏎ sets it",
     ),
     (
         &[Command::Window, Command::Sort, Command::Reverse],
@@ -98,6 +103,7 @@ pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
         return closes(Command::Messages).then_some(Action::ToggleLog);
     }
     if app.ticket.editing_margin
+        || app.ticket.typing.is_some()
         || app.explore_field().is_some()
         || (app.tab == Tab::Fund && app.fund.takes_text())
     {

@@ -36,6 +36,7 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 use crate::app::freshness::STALE_AFTER;
 use crate::app::freshness::age_text;
 use crate::app::{App, Command, Tab};
+use crate::feed::market::Source;
 use theme::Theme;
 
 pub use header::{TAB_ROW, tab_at};
@@ -46,6 +47,17 @@ pub(crate) const MIN_HEIGHT: u16 = 24;
 fn short(address: &alloy_primitives::Address) -> String {
     let full = format!("{address:#x}");
     format!("{}…{}", &full[..6], &full[full.len() - 4..])
+}
+
+/// The oldest of `sources` past its limit (each with the age past which a pane calls it stale),
+/// as a pane's title says it: ` · STALE 2m`; empty while every one is fresh.
+fn stale_text(app: &App, sources: &[(Source, std::time::Duration)], now: SystemTime) -> String {
+    sources
+        .iter()
+        .filter_map(|(source, limit)| app.freshness.age(*source, now).filter(|a| a > limit))
+        .max()
+        .map(|age| format!(" · STALE {}", age_text(Some(age))))
+        .unwrap_or_default()
 }
 
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.
@@ -144,7 +156,8 @@ fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
         Focus::Fund => fund::commands(app),
         Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
     };
-    let typing = (pane == Focus::Ticket && app.ticket.editing_margin)
+    let typing = (pane == Focus::Ticket
+        && (app.ticket.editing_margin || app.ticket.typing.is_some()))
         || app.explore_field().is_some()
         || (pane == Focus::Fund && app.fund.takes_text());
     if !typing {
@@ -184,7 +197,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
             ticket::draw(frame, ticket_area, app, theme, now);
             let [chart_area, positions_area] =
                 Layout::vertical([Constraint::Percentage(60), Constraint::Min(4)]).areas(left);
-            chart::draw_chart(frame, chart_area, app, theme);
+            chart::draw_chart(frame, chart_area, app, theme, now);
             positions::draw(frame, positions_area, app, theme, now);
         }
         Tab::Positions => {
@@ -200,7 +213,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
             pending::draw(frame, bottom, app, theme, now);
         }
         Tab::History => history::draw(frame, body, app, theme),
-        Tab::Protocol => protocol::draw(frame, body, app, theme),
+        Tab::Protocol => protocol::draw(frame, body, app, theme, now),
         Tab::Leaders => leaders::draw(frame, body, app, theme),
         Tab::Explorer => explorer::draw(frame, body, app, theme, now),
         Tab::Liquidations => liquidations::draw(frame, body, app, theme),

@@ -9,8 +9,13 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Sparkline, Table};
 
+use std::time::SystemTime;
+
 use crate::analytics::overview::{HISTORY_COLUMNS, base_to_usd, chart_series, is_cumulative};
+use crate::app::freshness::{HEALTH_STALE_AFTER, STALE_AFTER, age_text};
+use crate::app::notices::notice_texts;
 use crate::app::{App, Command};
+use crate::feed::market::Source;
 use crate::protocol::stats::{ProtocolHistory, Summary};
 use crate::protocol::trading::{Cap, Instrument, TradingState};
 use crate::protocol::units::{
@@ -37,13 +42,31 @@ const MARKETS: [Column; 6] = [
     Column::new("SHORT OI / CAP", 19, 9),
 ];
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let block = Block::default().borders(Borders::ALL).title(" Protocol ");
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
+    // The overview, the markets and the relayer are the exchange's: once any is stale the
+    // title says how old the oldest is.
+    let stale = super::stale_text(
+        app,
+        &[
+            (Source::Summary, HEALTH_STALE_AFTER),
+            (Source::Trading, STALE_AFTER),
+            (Source::RelayerHealth, HEALTH_STALE_AFTER),
+        ],
+        now,
+    );
+    let title = format!(" Protocol{stale} ");
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .title(if stale.is_empty() {
+            Line::from(title)
+        } else {
+            Line::styled(title, theme.warn())
+        });
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let exact = inner.width >= EXACT_FROM;
     let mut top = overview_lines(app.summary.as_ref(), app.trading.as_ref(), exact, theme);
-    top.extend(relayer_lines(app, theme));
+    top.extend(relayer_lines(app, theme, now));
     let markets = app.trading.as_ref().map_or(0, |t| t.instruments.len());
     let table_h = if markets == 0 { 0 } else { markets + 1 };
     let [top_area, table_area, history_area] = Layout::vertical([
@@ -114,30 +137,45 @@ fn overview_lines(
     ]
 }
 
-/// The relayer's readiness and its notices (untrusted: sanitised, one line each).
-fn relayer_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
+/// The relayer's readiness and its notices (untrusted: sanitised, one line each). Once its
+/// health is stale or its read fails, the line says when it was last heard and what it said
+/// then, never a bare "ready".
+fn relayer_lines(app: &App, theme: &Theme, now: SystemTime) -> Vec<Line<'static>> {
+    let error = app
+        .freshness
+        .error(Source::RelayerHealth)
+        .map(|e| format!(" · last read failed: {}", sanitize_line(e, 80)))
+        .unwrap_or_default();
     let Some(h) = &app.health else {
-        return vec![Line::styled("relayer health not read yet", theme.dim())];
+        return vec![match error.is_empty() {
+            true => Line::styled("relayer health not read yet", theme.dim()),
+            false => Line::styled(format!("relayer not heard from yet{error}"), theme.warn()),
+        }];
     };
-    let mut out = vec![if h.is_ready() {
-        Line::from("relayer ready")
-    } else {
-        Line::styled("relayer NOT READY", theme.warn())
-    }];
-    if let Some(notices) = h.extra.get("notices").and_then(|n| n.as_array()) {
-        for n in notices.iter().take(NOTICES) {
-            let text =
-                |k: &str| sanitize_line(n.get(k).and_then(|v| v.as_str()).unwrap_or(""), 120);
-            out.push(Line::styled(
+    let said = if h.is_ready() { "ready" } else { "NOT READY" };
+    let age = app.freshness.age(Source::RelayerHealth, now);
+    let heard = app
+        .freshness
+        .last_ok(Source::RelayerHealth)
+        .map(super::log::time_of_day)
+        .unwrap_or_else(|| "—".into());
+    let mut out = vec![
+        if age.is_some_and(|a| a > HEALTH_STALE_AFTER) || !error.is_empty() {
+            Line::styled(
                 format!(
-                    "notice [{}] {}: {}",
-                    text("level"),
-                    text("title"),
-                    text("body")
+                    "relayer STALE: last heard {heard} UTC, {} ago ({said} then){error}",
+                    age_text(age)
                 ),
                 theme.warn(),
-            ));
-        }
+            )
+        } else if h.is_ready() {
+            Line::from("relayer ready")
+        } else {
+            Line::styled("relayer NOT READY", theme.warn())
+        },
+    ];
+    for text in notice_texts(h).into_iter().take(NOTICES) {
+        out.push(Line::styled(format!("notice {text}"), theme.warn()));
     }
     out
 }

@@ -7,10 +7,12 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::app::ticket::{Typing, typed_market};
 use crate::app::{App, Command};
 use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
+use crate::text::sanitize_line;
 
 use super::theme::Theme;
 use super::{Hint, STALE_AFTER, age_text};
@@ -46,6 +48,28 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 .map_or(1000, |s| s.leverage_ceiling(market)),
         ),
     ];
+    // A leverage or market being typed: what Enter would set, or why not yet.
+    match &t.typing {
+        Some(Typing::Leverage(text)) => lines.insert(
+            1,
+            Line::styled(format!("type leverage: {text}▏x"), theme.title()),
+        ),
+        Some(Typing::Market(text)) => {
+            let picks = app
+                .trading
+                .as_ref()
+                .map(|s| match typed_market(s, text) {
+                    Ok(i) => format!("→ {}", sanitize_line(&s.instruments[i].symbol, 12)),
+                    Err(_) => "(no single match yet)".into(),
+                })
+                .unwrap_or_default();
+            lines.insert(
+                1,
+                Line::styled(format!("type market: {text}▏ {picks}"), theme.title()),
+            );
+        }
+        None => {}
+    }
     if let Some(from) = t.review {
         lines.insert(
             0,
@@ -162,6 +186,23 @@ fn leverage_slider(leverage: u32, max: u32) -> Line<'static> {
 
 /// While typing the margin only the field's keys work; otherwise the ticket's commands.
 pub(super) fn commands(app: &App) -> Vec<Hint> {
+    match &app.ticket.typing {
+        Some(Typing::Leverage(_)) => {
+            return vec![
+                Hint::fixed("0-9", "leverage"),
+                Hint::fixed("⏎", "set it"),
+                Hint::fixed("Esc", "leave, unchanged"),
+            ];
+        }
+        Some(Typing::Market(_)) => {
+            return vec![
+                Hint::fixed("A-Z", "market name"),
+                Hint::fixed("⏎", "pick it"),
+                Hint::fixed("Esc", "leave, unchanged"),
+            ];
+        }
+        None => {}
+    }
     if app.ticket.editing_margin {
         return vec![
             Hint::fixed("0-9 .", "margin"),
@@ -185,9 +226,17 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
                 what: "side",
             },
             Hint::command(app, Command::Margin, "margin"),
-            Hint::command(app, Command::Market, "mkt"),
             Hint {
-                key: format!("{} {}", k(Command::LeverageDown), k(Command::LeverageUp)),
+                key: format!("{} {}", k(Command::Market), k(Command::PickMarket)),
+                what: "mkt",
+            },
+            Hint {
+                key: format!(
+                    "{} {} {}",
+                    k(Command::LeverageDown),
+                    k(Command::LeverageUp),
+                    k(Command::Leverage)
+                ),
                 what: "lev",
             },
             Hint::fixed("⏎", "review"),

@@ -644,8 +644,8 @@ fn help_lists_the_live_keymap() {
     let expected = [
         ("B S", "side: long / short"),
         ("/", "edit the margin"),
-        ("M", "next market"),
-        ("[ ] { }", "leverage −1 / +1 / −10 / +10"),
+        ("M F", "market: the next one / type a name"),
+        ("[ ] { } =", "leverage −1 / +1 / −10 / +10 / type it"),
         ("E", "the message log"),
         ("G", "session key"),
         ("W O R", "leaderboard: window"),
@@ -1500,6 +1500,72 @@ fn the_same_data_again_draws_nothing() {
     assert!(!screen(&app, 120, 40).contains("STALE"));
 }
 
+/// On a quiet exchange every poll still moves the block it was read at: the trading state's
+/// `indexedThroughBlock` every 2 s, the summary's `source` every 15 s. No screen shows either, so
+/// neither is a change to draw (a frame for each would be bytes written while nothing moved).
+#[test]
+fn a_quiet_exchange_s_moving_block_draws_nothing() {
+    let mut app = fixture(Mode::Watch);
+    let summary = |block: u64, at_ms: u64| -> Box<papertrade_tui::protocol::stats::Summary> {
+        let mut s: serde_json::Value = serde_json::from_str(SUMMARY).unwrap();
+        s["source"]["block"] = serde_json::json!(block.to_string());
+        s["source"]["at"] = serde_json::json!(at_ms);
+        Box::new(serde_json::from_value(s).unwrap())
+    };
+    // Past the fixture's message leaving the footer, before anything turns stale.
+    let at = now() + Duration::from_secs(10);
+    app.handle(Message::Tick(at));
+    app.handle(Message::Market(MarketEvent::Summary(
+        summary(48_399_240, 1_791_862_483_000),
+        at,
+    )));
+    let mut state = app.trading.clone().unwrap();
+    for poll in 1..=5u64 {
+        let at = at + Duration::from_secs(2 * poll);
+        state.indexed_through_block += 2;
+        app.dirty = false;
+        app.handle(Message::Market(MarketEvent::Trading(
+            Box::new(state.clone()),
+            at,
+        )));
+        assert!(
+            !app.dirty,
+            "poll {poll}: only the trading state's block moved"
+        );
+        app.handle(Message::Market(MarketEvent::Summary(
+            summary(48_399_240 + poll, 1_791_862_483_000 + poll * 2_000),
+            at,
+        )));
+        assert!(!app.dirty, "poll {poll}: only the summary's source moved");
+        assert_eq!(
+            app.trading.as_ref().unwrap().indexed_through_block,
+            state.indexed_through_block,
+            "the newest state is kept"
+        );
+    }
+    // A figure that moves is drawn.
+    state.instruments[0].long_oi += 1;
+    app.handle(Message::Market(MarketEvent::Trading(Box::new(state), at)));
+    assert!(app.dirty, "open interest is shown on the Protocol tab");
+    app.dirty = false;
+    let mut moved: serde_json::Value = serde_json::from_str(SUMMARY).unwrap();
+    moved["activity"]["open"] = serde_json::json!(1129);
+    app.handle(Message::Market(MarketEvent::Summary(
+        Box::new(serde_json::from_value(moved).unwrap()),
+        at,
+    )));
+    assert!(app.dirty, "a new count of open positions is drawn");
+}
+
+const SUMMARY: &str = r#"{"ok":true,"source":{"block":"48399240","at":1791862483000,"genesis":1791326520000},
+ "balances":{"tvl":"61329613310363150000000000","margin":"2998118568248273593726785","lp":"4499154030980584574848767","reserve":"0","queue":"0"},
+ "activity":{"volume":"888367896494715926270620625820","open":1128},
+ "fees":{"pending":"166456064238868037488","lifetime":"31174963777059996904196661"},
+ "paper":{"supply":"6523155697538734372886664082","staked":"6449325581495324759362035927","trackedLp":"4499154030980584574848767",
+          "accumulator":"10508152974861028961272120","tailProgress":"114763668726032459329881425","reserve":"3343415793864991749917162",
+          "unallocated":"0","pendingRewards":"166456064238868037488","cliff":"2000000000000000000000000","cap":"5000000000000000000000000",
+          "excess":"0","rate":"100000000000000000000","decay":"120000000000000000000000000"}}"#;
+
 /// Time alone redraws only where the screen changes: a message leaving the footer, an age
 /// crossing its stale limit and each second it counts after, whether a tick or any other
 /// message moves the clock past it. In between the app asks to be woken for nothing but what
@@ -1842,4 +1908,290 @@ fn the_fund_tab_shows_both_balances_and_reviews_before_the_owner_signs() {
     let s = screen(&watch, 120, 40);
     assert!(s.contains("read-only (watch): balances only"), "{s}");
     assert!(s.contains("watch mode is read-only"), "{s}");
+}
+
+/// However narrow the screen, the header drops whole fields, the least important first: no
+/// number is cut short (`PAPER 1` for 184,129.92, `keystore k`) and the key's state
+/// (`KEY EXPIRED`) is always there.
+#[test]
+fn a_narrow_header_drops_fields_whole() {
+    let mut app = fixture(Mode::Demo);
+    let mut s: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+    s["paper"]["balance"] = serde_json::json!("184129920000000000000000");
+    let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
+        panic!()
+    };
+    app.handle(Message::Stream(StreamEvent::Synced(snapshot), now()));
+    let head = |app: &App, width: u16| -> String {
+        let s = screen(app, width, 24);
+        s.lines().take(2).collect::<Vec<_>>().join("\n")
+    };
+    let check = |app: &App, key: &str| {
+        let full = head(app, 250);
+        assert!(full.contains("PAPER 184,129.92"), "{full}");
+        let whole: Vec<&str> = full.split_whitespace().collect();
+        for width in 80..=140 {
+            let h = head(app, width);
+            for token in h.split_whitespace() {
+                assert!(
+                    whole.contains(&token),
+                    "{width} columns: {token:?} is cut short:\n{h}"
+                );
+            }
+            assert!(h.contains(key), "{width} columns: no {key:?}:\n{h}");
+        }
+    };
+    check(&app, "key 28d");
+    // The key past its expiry, the data old: the key's state stays, whatever goes.
+    app.clock = UNIX_EPOCH + Duration::from_secs(1_794_285_300);
+    check(&app, "KEY EXPIRED");
+    let h = head(&app, 80);
+    assert!(h.contains("$234.25"), "the balance is kept long:\n{h}");
+}
+
+/// The chart's axis labels, top to bottom, as prices (the label's own marks stripped).
+fn chart_labels(screen: &str) -> Vec<(usize, String, f64)> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.iter().collect::<String>().contains("┌ BTC 15m"))
+        .unwrap_or_else(|| panic!("no chart:\n{screen}"));
+    let right = lines[top].iter().position(|c| *c == '┐').unwrap();
+    let mut out = Vec::new();
+    for (row, line) in lines.iter().enumerate().skip(top + 1) {
+        if line.first() == Some(&'└') {
+            break;
+        }
+        // The axis: the chart's last 11 columns.
+        let axis: String = line[(right - 11).min(line.len())..right.min(line.len())]
+            .iter()
+            .collect();
+        let Some(last) = axis.split_whitespace().last() else {
+            continue;
+        };
+        let price = last
+            .trim_start_matches(['▶', 'E', 'B'])
+            .trim_end_matches(['↑', '↓'])
+            .replace(',', "");
+        if let Ok(p) = price.parse::<f64>()
+            && price.contains('.')
+        {
+            out.push((row, last.to_string(), p));
+        }
+    }
+    out
+}
+
+/// The axis labels read in price order, top to bottom, whatever collides: an entry just below
+/// the mark is never drawn above it (a label that cannot keep its place moves or goes).
+#[test]
+fn chart_labels_keep_price_order() {
+    for entry in (829_905..=830_305).step_by(10) {
+        let mut app = fixture(Mode::Demo);
+        let mut s: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
+        s["openPositions"][1][4] = serde_json::json!(entry.to_string());
+        s["openPositions"][1][7] = serde_json::json!("825000");
+        let Frame::Snapshot(snapshot) = Frame::decode(&s.to_string()).unwrap() else {
+            panic!()
+        };
+        app.handle(Message::Stream(StreamEvent::Synced(snapshot), now()));
+        app.clock = now();
+        for (w, h) in [(80, 24), (120, 40)] {
+            let screen = screen(&app, w, h);
+            let labels = chart_labels(&screen);
+            assert!(
+                labels.iter().any(|(_, t, _)| t.starts_with('▶')),
+                "entry {entry}, {w}x{h}: the mark is labelled:\n{screen}"
+            );
+            for pair in labels.windows(2) {
+                assert!(
+                    pair[0].2 >= pair[1].2,
+                    "entry {entry}, {w}x{h}: {} above {}:\n{screen}",
+                    pair[0].1,
+                    pair[1].1
+                );
+            }
+        }
+    }
+}
+
+/// The exchange dies: three minutes on, with nothing heard, every pane of its data says how
+/// old it is. The Protocol tab no longer says a bare "relayer ready": its title is stale and
+/// the relayer line says when it was last heard; the chart's title says stale too.
+#[test]
+fn after_the_exchange_dies_every_pane_says_how_old_its_data_is() {
+    let mut app = fixture(Mode::Demo);
+    app.handle(Message::Market(MarketEvent::Summary(
+        Box::new(serde_json::from_str(SUMMARY).unwrap()),
+        now(),
+    )));
+    app.tab = Tab::Protocol;
+    let fresh = screen(&app, 120, 40);
+    assert!(fresh.contains("relayer ready"), "{fresh}");
+    assert!(!fresh.contains("STALE"), "{fresh}");
+    app.clock = now() + Duration::from_secs(180);
+    for (w, h) in [(80, 24), (120, 40)] {
+        app.tab = Tab::Protocol;
+        let s = screen(&app, w, h);
+        assert!(s.contains("Protocol · STALE 3m"), "{w}x{h}:\n{s}");
+        assert!(!s.contains("relayer ready"), "{w}x{h}:\n{s}");
+        assert!(
+            s.contains("relayer STALE: last heard 03:41:38 UTC, 3m ago (ready then)"),
+            "{w}x{h}:\n{s}"
+        );
+        app.tab = Tab::Trade;
+        let s = screen(&app, w, h);
+        assert!(
+            s.contains("BTC 15m · STALE 3m (C: interval)"),
+            "{w}x{h}:\n{s}"
+        );
+    }
+    // A failed read is said with the age.
+    app.handle(Message::Market(MarketEvent::Failed {
+        source: Source::RelayerHealth,
+        error: "relayer health: connection refused".into(),
+        at: app.clock,
+    }));
+    app.tab = Tab::Protocol;
+    let s = screen(&app, 120, 40);
+    assert!(
+        s.contains("3m ago (ready then) · last read failed: relayer health: connection refused"),
+        "{s}"
+    );
+}
+
+/// An operator notice shows on every tab (a header badge) until the Protocol tab, which lists
+/// it, is opened; it goes into the message log once. A new one raises the badge again.
+#[test]
+fn an_unread_notice_shows_on_every_tab_and_in_the_log() {
+    let mut app = fixture(Mode::Demo);
+    let health = |notices: &str| {
+        let h = serde_json::from_str(&format!(
+            r#"{{"ok":true,"ready":true,"notices":{notices}}}"#
+        ))
+        .unwrap();
+        Message::Market(MarketEvent::RelayerHealth(Box::new(h), now()))
+    };
+    let intake = r#"[{"level":"warn","title":"Intake paused","body":"ETH opens paused for maintenance\u001b[2J"}]"#;
+    app.handle(health(intake));
+    for tab in [Tab::Trade, Tab::Positions, Tab::History, Tab::Fund] {
+        app.tab = tab;
+        let s = screen(&app, 80, 24);
+        let header = s.lines().next().unwrap();
+        assert!(header.contains("⚑ 1 NOTICE (4)"), "{tab:?}:\n{s}");
+    }
+    app.show_log = true;
+    let log = screen(&app, 120, 40);
+    assert!(
+        log.contains("operator notice [warn] Intake paused: ETH opens paused for maintenance"),
+        "{log}"
+    );
+    assert!(!log.contains('\u{1b}'));
+    app.show_log = false;
+    // Read on the Protocol tab: the badge goes, the notice stays listed there.
+    app.handle(Message::Action(papertrade_tui::app::Action::Tab(
+        Tab::Protocol,
+    )));
+    let s = screen(&app, 120, 40);
+    assert!(!s.contains("NOTICE ("), "{s}");
+    assert!(s.contains("notice [warn] Intake paused"), "{s}");
+    app.handle(Message::Action(papertrade_tui::app::Action::Tab(
+        Tab::Trade,
+    )));
+    // The same notice again is neither unread nor logged again; a second one is.
+    app.handle(health(intake));
+    assert!(!screen(&app, 80, 24).contains("NOTICE ("));
+    let two = r#"[{"level":"warn","title":"Intake paused","body":"ETH opens paused for maintenance\u001b[2J"},{"level":"info","title":"Upgrade","body":"at 04:00 UTC"}]"#;
+    app.handle(health(two));
+    assert!(screen(&app, 80, 24).contains("⚑ 1 NOTICE (4)"));
+    app.show_log = true;
+    let log = screen(&app, 120, 40);
+    assert_eq!(log.matches("Intake paused").count(), 1, "{log}");
+    assert!(
+        log.contains("operator notice [info] Upgrade: at 04:00 UTC"),
+        "{log}"
+    );
+}
+
+/// Leverage is typed, not only stepped (10x → 500x was 49 presses of `}`), and a market is
+/// picked by name: `= 500 ⏎`, `F eth ⏎`. A value the market refuses is said and changes
+/// nothing; Esc leaves with nothing changed. The hint bar and `?` show both keys, from the
+/// live keymap (`[ui.keys] leverage`, `pick_market`).
+#[test]
+fn leverage_is_typed_and_a_market_picked_by_name() {
+    let mut app = fixture(Mode::Demo);
+    app.ticket.leverage = 10;
+    let hints = |app: &App| screen(app, 80, 24).lines().last().unwrap().to_string();
+    assert!(
+        hints(&app).contains("M F mkt · [ ] = lev"),
+        "{}",
+        hints(&app)
+    );
+    type_text(&mut app, "=500");
+    assert!(screen(&app, 80, 24).contains("type leverage: 500▏x"));
+    assert!(
+        hints(&app).starts_with("0-9 leverage · ⏎ set it · Esc leave"),
+        "{}",
+        hints(&app)
+    );
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.leverage, 500);
+    assert!(app.ticket.typing.is_none());
+    assert!(
+        app.dialog.is_none(),
+        "Enter set the leverage; it did not review"
+    );
+    assert!(screen(&app, 120, 40).contains("BTC ▲ LONG  500x"));
+    // Above the market's ceiling: said, nothing changed, still typing.
+    type_text(&mut app, "=2000");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.leverage, 500);
+    assert!(
+        screen(&app, 120, 40)
+            .contains("leverage: a whole number from 1 to 1000 on BTC, got \"2000\""),
+        "{}",
+        screen(&app, 120, 40)
+    );
+    press(&mut app, KeyCode::Esc);
+    assert!(app.ticket.typing.is_none());
+    assert_eq!(app.ticket.leverage, 500);
+    // A market by name, any case; none or several matching is said.
+    type_text(&mut app, "fdoge");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.market, 0);
+    assert!(screen(&app, 120, 40).contains("none is called \"doge\""));
+    for _ in 0..4 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    type_text(&mut app, "eth");
+    assert!(screen(&app, 80, 24).contains("type market: eth▏ → ETH"));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.market, 1);
+    assert!(screen(&app, 120, 40).contains("ETH ▲ LONG  500x"));
+    // The help lists both, and a remap moves them.
+    app.help = true;
+    let help = screen(&app, 80, 24);
+    assert!(
+        help.contains("M F  market: the next one / type a name, ⏎ picks it"),
+        "{help}"
+    );
+    assert!(
+        help.contains("[ ] { } =  leverage −1 / +1 / −10 / +10 / type it, ⏎ sets it"),
+        "{help}"
+    );
+    app.help = false;
+    let overrides = [
+        ("leverage".to_string(), "z".to_string()),
+        ("pick_market".to_string(), "u".to_string()),
+    ]
+    .into();
+    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    assert!(
+        hints(&app).contains("M U mkt · [ ] Z lev"),
+        "{}",
+        hints(&app)
+    );
+    type_text(&mut app, "z7");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.ticket.leverage, 7);
 }
