@@ -39,6 +39,18 @@ fn exported(line: &str) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The variables the key panel's `export` rows set, read between the panel's borders (the UI
+/// underneath shows beside it); a row still being drawn is left out.
+fn panel_exports(panel: &str) -> Vec<(String, String)> {
+    panel
+        .lines()
+        .filter_map(|l| l.find("│export ").map(|i| &l[i + "│".len()..]))
+        .map(|l| l.split('│').next().unwrap().trim().to_string())
+        .filter(|r| r.split_whitespace().skip(1).all(|w| w.contains('=')))
+        .flat_map(|r| exported(&r))
+        .collect()
+}
+
 /// `demo` in a terminal: the export line is printed before the alternate screen (so it is
 /// there above the UI, and in the scrollback), the key panel shows it as lines that run as
 /// pasted — another terminal's commands reach the demo with them while the UI runs — `?` says
@@ -60,14 +72,16 @@ fn the_demo_in_a_terminal_shows_its_export_line_before_during_and_after_the_ui()
     }));
     term.keys(b"g");
     term.expect("point papertrade-tui commands at this demo");
+    // The panel may be mid-draw when its title appears: read it once its last row is there.
+    assert!(
+        term.wait_for(Duration::from_secs(20), |s| panel_exports(&s.contents())
+            .iter()
+            .any(|(k, _)| k == "PAPERTRADE_TUI_OWNER_PASSPHRASE")),
+        "the panel never showed every export row:\n{}",
+        term.contents()
+    );
     let panel = term.contents();
-    // The panel's rows, between its borders (the UI underneath shows beside it).
-    let rows: Vec<String> = panel
-        .lines()
-        .filter_map(|l| l.find("│export ").map(|i| &l[i + "│".len()..]))
-        .map(|l| l.split('│').next().unwrap().trim().to_string())
-        .collect();
-    let vars: Vec<(String, String)> = rows.iter().flat_map(|r| exported(r)).collect();
+    let vars = panel_exports(&panel);
     let names: Vec<&str> = vars.iter().map(|(k, _)| k.as_str()).collect();
     assert_eq!(
         names,
