@@ -4,6 +4,7 @@
 use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
+use crate::analytics::positions::CloseValue;
 use crate::client::funding::follow_core_credit;
 use crate::client::intents::{Submission, SubmitError};
 use crate::client::ledger::{AuditLog, NonceStore};
@@ -338,7 +339,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
     let batches: Vec<Vec<U256>> = ids.chunks(MAX_CLOSE_IDS).map(<[U256]>::to_vec).collect();
     if !ctx.json {
         let fee = data.state.win_fee_rate();
-        let mut total: i128 = 0;
+        let (mut pays, mut net): (i128, i128) = (0, 0);
         for p in live
             .state
             .open_positions
@@ -348,15 +349,18 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             if let Some(m) = data.state.market_by_id(p.instrument_id)
                 && let Ok(mark) = data.mark(m)
             {
-                let q = Position::held(m, p);
-                total += q.scenario(fee, mark).net_pnl(p.margin);
+                let close = CloseValue::at(m, p, fee, mark);
+                pays += close.returns;
+                net += close.net;
             }
         }
+        // What a close pays is margin + net, as everywhere (0 for a liquidated position).
         eprintln!(
-            "CLOSE {} position(s) in {} intent(s) of at most {MAX_CLOSE_IDS}; at the marks now they would pay {} net (it settles at the mark when processed)",
+            "CLOSE {} position(s) in {} intent(s) of at most {MAX_CLOSE_IDS}; at the marks now they would pay {} (net PnL {}; it settles at the mark when processed)",
             ids.len(),
             batches.len(),
-            usd_signed(total)
+            usd_signed(pays),
+            usd_signed(net)
         );
     }
     confirm(a.yes, "Sign with the session key and send?")?;
@@ -410,6 +414,27 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
         .collect();
     let outcome_of =
         |id: &B256| resolution_text(resolutions.iter().find(|(i, _)| i == id).map(|(_, r)| r));
+    // The stream says only "failed": the close checks re-run on the state now name what likely
+    // refused a batch (a position liquidated before its close reached the queue, say).
+    let now_s = now_unix_s();
+    let failure_of = |id: &B256, batch: &[U256]| -> Option<FailureGuess> {
+        (outcome_of(id) == "failed").then(|| {
+            let queued = Operation {
+                intent_id: *id,
+                action: "closePositions".into(),
+                instrument_id: None,
+                is_long: None,
+                use_debt: None,
+                amount: None,
+                leverage: None,
+                accepted_at_ms: 0,
+                // An intent past its deadline ends `expired`, not `failed`.
+                deadline: u64::MAX,
+                close_position_ids: Some(batch.to_vec()),
+            };
+            FailureGuess::of(&queued, &data.state, None, &live.state, now_s)
+        })
+    };
     if ctx.json {
         print_json(&json!({
             "intents": sent.iter().map(|(id, batch, sub, reason)| json!({
@@ -418,6 +443,7 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 "submission": sub,
                 "error": reason,
                 "outcome": if reason.is_some() { *sub } else { outcome_of(id) },
+                "failure": failure_of(id, batch).as_ref().map(FailureGuess::json),
             })).collect::<Vec<_>>(),
             "closed": closed_rows.iter().map(|c| json!({
                 "positionId": c.id.to_string(),
@@ -435,7 +461,9 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
                 None => say!(
                     "intent {id:#x} ({} ids): {sub}, {}",
                     batch.len(),
-                    outcome_of(id)
+                    failure_of(id, batch)
+                        .as_ref()
+                        .map_or_else(|| outcome_of(id).to_string(), FailureGuess::text)
                 ),
             }
         }

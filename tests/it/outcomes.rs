@@ -133,3 +133,57 @@ async fn a_command_that_stops_waiting_records_so_and_a_later_one_records_the_fat
     );
     assert_eq!(lines.len(), 4, "recorded once: {lines:?}");
 }
+
+/// A close batch the stream reports `failed` says what likely refused it: here the position was
+/// liquidated while its close waited in the queue, so the close's own check names it gone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_close_says_what_likely_refused_it() {
+    let sim = Sim::start(SimConfig {
+        seed: 22,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 3_000,
+        ..SimConfig::default()
+    })
+    .await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("ETH", "2500").await;
+    let opened = user
+        .json(&[
+            "open",
+            "--market",
+            "ETH",
+            "--side",
+            "long",
+            "--margin",
+            "100",
+            "--leverage",
+            "10",
+            "--yes",
+        ])
+        .await;
+    assert_eq!(opened["outcome"], "succeeded", "{opened}");
+    let position = opened["position"]["positionId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mut stream = sim.stream(user.owner()).await;
+    let mut close = user.command(&["close", "--all", "--yes", "--json"]);
+    let cli = tokio::task::spawn_blocking(move || close.output().unwrap());
+    stream
+        .until("the close queued", |s| !s.operations.is_empty())
+        .await;
+    // 20% under a 10x long's entry: past its bust, the liquidation engine takes it first.
+    sim.pin("ETH", "2000").await;
+    let out = cli.await.unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let intent = &v["intents"][0];
+    assert_eq!(intent["outcome"], "failed", "{v}");
+    assert_eq!(intent["failure"]["inferred"], true, "{v}");
+    let likely = intent["failure"]["likely"].as_str().unwrap_or_default();
+    assert!(
+        likely.contains(&position) && likely.contains("not open"),
+        "{v}"
+    );
+}
