@@ -16,11 +16,19 @@ use super::theme::Theme;
 use super::{Hint, STALE_AFTER, age_text};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
-    // A pane whose data is old says so in its title.
-    let stale = match app.freshness.age(Source::Account, now) {
-        Some(age) if age <= STALE_AFTER => String::new(),
-        Some(age) => format!("— STALE {} ", age_text(Some(age))),
-        None => "— no account data yet ".into(),
+    // A pane whose data is old says so in its title: the account stream, and the marks its
+    // MARK, TO BUST and CLOSE PAYS are read at.
+    let marks_age = app
+        .positions()
+        .iter()
+        .filter_map(|p| app.freshness.age(Source::Mark(p.instrument_id), now))
+        .filter(|age| *age > STALE_AFTER)
+        .max();
+    let stale = match (app.freshness.age(Source::Account, now), marks_age) {
+        (None, _) => "— no account data yet ".into(),
+        (Some(age), _) if age > STALE_AFTER => format!("— STALE {} ", age_text(Some(age))),
+        (Some(_), Some(age)) => format!("— marks STALE {} ", age_text(Some(age))),
+        (Some(_), None) => String::new(),
     };
     let block = Block::default()
         .borders(Borders::ALL)

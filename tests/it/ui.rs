@@ -885,6 +885,24 @@ fn stale_data_is_called_stale_where_it_is_shown() {
     assert!(s.contains("data 45s"), "{s}");
 }
 
+/// The positions pane's MARK, TO BUST and CLOSE PAYS are read at the marks: with the account
+/// stream fresh and a held market's mark old, its title says the marks are stale.
+#[test]
+fn the_positions_pane_says_when_its_marks_are_stale() {
+    let mut app = fixture(Mode::Demo);
+    app.tab = Tab::Positions;
+    app.freshness.record_ok(Source::Account, now());
+    assert!(!screen(&app, 120, 40).contains("STALE"));
+    app.freshness
+        .record_ok(Source::Mark(0), now() - Duration::from_secs(90));
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("Positions (2) — marks STALE 1m"), "{s}");
+    // An old account stream is said first: it is what the whole table is.
+    app.freshness
+        .record_ok(Source::Account, now() - Duration::from_secs(45));
+    assert!(screen(&app, 120, 40).contains("Positions (2) — STALE 45s"));
+}
+
 #[test]
 fn a_click_on_the_tab_bar_picks_the_tab_drawn_there() {
     use papertrade_tui::ui::{TAB_ROW, tab_at};
