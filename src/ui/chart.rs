@@ -4,11 +4,9 @@
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::widgets::Paragraph;
 
 use std::time::SystemTime;
-
-use ratatui::text::Line;
 
 use crate::app::freshness::STALE_AFTER;
 use crate::app::state::CANDLE_REFRESH;
@@ -136,13 +134,7 @@ pub fn draw_chart(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: 
         app.chart_interval,
         app.keymap.key_of(Command::Chart)
     );
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(if stale.is_empty() {
-            Line::from(title)
-        } else {
-            Line::styled(title, theme.warn())
-        });
+    let block = super::pane_block(title, !stale.is_empty(), theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let bars: Vec<Bar> = match &app.candles {

@@ -60,6 +60,16 @@ fn stale_text(app: &App, sources: &[(Source, std::time::Duration)], now: SystemT
         .unwrap_or_default()
 }
 
+/// A pane's bordered block, its title in the warning style once its data is stale.
+fn pane_block(title: String, stale: bool, theme: &Theme) -> Block<'static> {
+    let title = if stale {
+        ratatui::text::Line::styled(title, theme.warn())
+    } else {
+        ratatui::text::Line::from(title)
+    };
+    Block::default().borders(Borders::ALL).title(title)
+}
+
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Hint {

@@ -7,7 +7,7 @@
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Sparkline, Table};
+use ratatui::widgets::{Cell, Paragraph, Row, Sparkline, Table};
 
 use std::time::SystemTime;
 
@@ -55,13 +55,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         now,
     );
     let title = format!(" Protocol{stale} ");
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .title(if stale.is_empty() {
-            Line::from(title)
-        } else {
-            Line::styled(title, theme.warn())
-        });
+    let block = super::pane_block(title, !stale.is_empty(), theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let exact = inner.width >= EXACT_FROM;
