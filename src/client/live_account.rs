@@ -42,14 +42,15 @@ impl Drop for LiveAccount {
 }
 
 /// Appends to the audit log the fates of this wallet's intents that earlier commands sent but
-/// stopped waiting for (their own are followed by the command itself).
-struct LateFates {
+/// stopped waiting for (their own are followed by the command itself). The terminal UI keeps one
+/// beside its own stream too: the intents it sends are followed by the UI itself.
+pub(crate) struct LateFates {
     audit: AuditLog,
     watch: IntentWatch,
 }
 
 impl LateFates {
-    fn new(data_dir: &Path, wallet: Address) -> Self {
+    pub(crate) fn new(data_dir: &Path, wallet: Address) -> Self {
         let audit = AuditLog::new(data_dir);
         let mut watch = IntentWatch::new();
         for (id, closes) in audit.unsettled(wallet) {
@@ -58,7 +59,7 @@ impl LateFates {
         Self { audit, watch }
     }
 
-    fn see(&mut self, event: &StreamEvent) {
+    pub(crate) fn see(&mut self, event: &StreamEvent) {
         if self.watch.is_empty() {
             return;
         }

@@ -32,6 +32,7 @@ use crate::client::ExchangeHttp;
 use crate::client::history::HistoryFile;
 use crate::client::intents::record_fate;
 use crate::client::ledger::AuditLog;
+use crate::client::live_account::LateFates;
 use crate::client::market::{PollRates, spawn_market_poller};
 use crate::client::stream::{StreamConfig, spawn_account_stream};
 use crate::keys::KeyMeta;
@@ -169,6 +170,9 @@ pub async fn run_loop(
     });
     let (report_tx, mut report_rx) = mpsc::channel::<crate::app::SubmitReport>(64);
     let audit = AuditLog::new(&data_dir);
+    // Intents earlier commands of this data dir signed but stopped waiting for: their fates
+    // are appended to the audit log as this stream shows them.
+    let mut late_fates = app.wallet.map(|w| LateFates::new(&data_dir, w));
     let wallet = app.wallet;
     let new_submitter =
         |key| submit::Submitter::new(http.clone(), key, wallet, &data_dir, deadlines);
@@ -353,7 +357,12 @@ pub async fn run_loop(
                     pending.push(Message::Market(event));
                 }
             }
-            Some(event) = stream_rx.recv() => pending.push(Message::Stream(event, SystemTime::now())),
+            Some(event) = stream_rx.recv() => {
+                if let Some(late) = late_fates.as_mut() {
+                    late.see(&event);
+                }
+                pending.push(Message::Stream(event, SystemTime::now()))
+            }
             _ = sleep_until(wake) => pending.push(Message::Tick(SystemTime::now())),
         }
     }

@@ -122,7 +122,21 @@ async fn a_command_that_stops_waiting_records_so_and_a_later_one_records_the_fat
     stream
         .until("the open settled", |s| !s.open_positions.is_empty())
         .await;
-    // Any later command that follows the wallet sees the fate and appends it, once.
+    // Any later command that follows the wallet sees the fate and appends it, once: the
+    // terminal UI (here watching the wallet) first.
+    let mut ctx = crate::tui_run::context(&user.api, &user.info, &user.data(), None);
+    ctx.watch = Some(user.owner());
+    let ui = crate::tui_run::Ui::start(crate::tui_run::prepare(&ctx).await);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    while audit_of(&user, &id).len() < 4 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the UI never recorded the fate: {:?}",
+            audit_of(&user, &id)
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    ui.quit().await.unwrap();
     user.json(&["positions"]).await;
     user.json(&["positions"]).await;
     let lines = audit_of(&user, &id);
