@@ -49,7 +49,8 @@ fn history(c: &mut Criterion) {
     group.throughput(Throughput::Bytes(text.len() as u64));
     group.bench_function("read a full file (20000 lines)", |b| {
         b.iter(|| {
-            let (trades, _marks, skipped) = decode_lines(black_box(text.as_bytes()), false);
+            let decoded = decode_lines(black_box(text.as_bytes()), false);
+            let (trades, skipped) = (decoded.trades, decoded.skipped);
             let mut h = TradeHistory::new();
             h.extend(trades);
             (h.totals(), skipped)

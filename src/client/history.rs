@@ -51,13 +51,9 @@ impl HistoryFile {
             Ok(None) => LoadedHistory::default(),
             Ok(Some((bytes, partial_first))) => {
                 self.torn_tail = bytes.last().is_some_and(|b| *b != b'\n');
-                let (trades, marks, skipped) = decode_lines(&bytes, partial_first);
                 LoadedHistory {
-                    trades,
-                    marks,
-                    skipped,
                     truncated: partial_first,
-                    error: None,
+                    ..decode_lines(&bytes, partial_first)
                 }
             }
             Err(e) => LoadedHistory {

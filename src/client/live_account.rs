@@ -10,13 +10,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use alloy_primitives::Address;
+use alloy_primitives::{Address, B256, U256};
 use tokio::sync::mpsc;
 
 use crate::feed::account::StreamEvent;
 use crate::protocol::account::{AccountState, ClosedPosition};
 use crate::protocol::coverage::{Mark, positions_changed};
-use crate::protocol::history::{ClosedTrade, HistoryLine};
+use crate::protocol::history::{ClosedHere, ClosedTrade, HistoryLine};
 use crate::protocol::trading::TradingState;
 
 use super::history::HistoryFile;
@@ -44,19 +44,32 @@ impl Drop for LiveAccount {
 /// Appends to the audit log the fates of this wallet's intents that earlier commands sent but
 /// stopped waiting for (their own are followed by the command itself). The terminal UI keeps one
 /// beside its own stream too: the intents it sends are followed by the UI itself.
+///
+/// A close among them that succeeded while nothing here followed the account also goes into the
+/// wallet's history file: the stream reported its figures to no one here, so the record says
+/// which intent closed which position (`ClosedHere`), and the history's gap names it.
 pub(crate) struct LateFates {
     audit: AuditLog,
     watch: IntentWatch,
+    history: HistoryFile,
+    /// The positions each tracked close intent closes.
+    closes: Vec<(B256, Vec<U256>)>,
 }
 
 impl LateFates {
     pub(crate) fn new(data_dir: &Path, wallet: Address) -> Self {
         let audit = AuditLog::new(data_dir);
         let mut watch = IntentWatch::new();
-        for (id, closes) in audit.unsettled(wallet) {
-            watch.track_close(id, closes);
+        let closes = audit.unsettled(wallet);
+        for (id, ids) in &closes {
+            watch.track_close(*id, ids.clone());
         }
-        Self { audit, watch }
+        Self {
+            audit,
+            watch,
+            history: HistoryFile::new(data_dir, wallet),
+            closes,
+        }
     }
 
     pub(crate) fn see(&mut self, event: &StreamEvent) {
@@ -65,6 +78,27 @@ impl LateFates {
         }
         for (id, r) in self.watch.on_event(event) {
             record_late_fate(&self.audit, id, &r);
+            use crate::feed::intents::Resolution;
+            use crate::protocol::account::Outcome;
+            if !matches!(
+                r,
+                Resolution::Outcome(Outcome::Succeeded) | Resolution::SucceededWhileAway
+            ) {
+                continue;
+            }
+            let learnt_at_ms = crate::clock::now_unix_ms();
+            let closed = self.closes.iter().find(|(i, _)| *i == id);
+            for position_id in closed.map(|(_, ids)| ids.as_slice()).unwrap_or_default() {
+                let line = HistoryLine::ClosedHere(ClosedHere {
+                    position_id: *position_id,
+                    intent_id: id,
+                    learnt_at_ms,
+                });
+                // The close already happened: a history that cannot be written is logged.
+                if let Err(e) = self.history.append(&line) {
+                    tracing::warn!(error = %e, "history not saved");
+                }
+            }
         }
     }
 }

@@ -13,7 +13,7 @@
 
 use std::collections::BTreeSet;
 
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 use serde::{Deserialize, Serialize};
 
 use super::account::{AccountState, id_list};
@@ -62,6 +62,9 @@ pub struct Gap {
     pub unseen_net_pnl: i128,
     /// Positions open before it, gone after it, with no record.
     pub unseen_ids: Vec<U256>,
+    /// Of those (and of positions opened and closed inside it), the ones this machine's audit
+    /// log says its own close intent closed: which intent, figures still unseen.
+    pub closed_here: Vec<(U256, B256)>,
 }
 
 /// What the marks say of the history's completeness.
@@ -89,6 +92,8 @@ pub trait Recorded {
     fn net_pnl_of(&self, id: U256) -> Option<i128>;
     /// `(id, net PnL)` of the records seen closed in `(after_ms, until_ms]`.
     fn seen_between(&self, after_ms: u64, until_ms: u64) -> Vec<(U256, i128)>;
+    /// `(id, intent)` of every close only the audit log accounts for.
+    fn closed_here(&self) -> Vec<(U256, B256)>;
 }
 
 impl Coverage {
@@ -155,6 +160,10 @@ impl Coverage {
                 "unseen_net_pnl_usd": super::units::usd_signed_text(g.unseen_net_pnl),
                 "unseen_net_pnl_raw": g.unseen_net_pnl.to_string(),
                 "unseen_position_ids": g.unseen_ids.iter().map(U256::to_string).collect::<Vec<_>>(),
+                "closed_here": g.closed_here.iter().map(|(id, intent)| serde_json::json!({
+                    "position_id": id.to_string(),
+                    "intent_id": format!("{intent:#x}"),
+                })).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
             "note": COVERAGE_NOTE,
         })
@@ -177,9 +186,20 @@ impl Gap {
                 super::units::usd_signed_text(self.unseen_net_pnl)
             ));
         }
-        if !self.unseen_ids.is_empty() {
-            let ids: Vec<String> = self.unseen_ids.iter().map(|i| format!("#{i}")).collect();
-            what.push(format!("position(s) {}", ids.join(", ")));
+        let by_intent = |id: &U256| self.closed_here.iter().find(|(p, _)| p == id);
+        let unexplained: Vec<String> = self
+            .unseen_ids
+            .iter()
+            .filter(|id| by_intent(id).is_none())
+            .map(|i| format!("#{i}"))
+            .collect();
+        if !unexplained.is_empty() {
+            what.push(format!("position(s) {}", unexplained.join(", ")));
+        }
+        for (id, intent) in &self.closed_here {
+            what.push(format!(
+                "#{id} closed by this machine's intent {intent:#x}, its figures unseen"
+            ));
         }
         if !what.is_empty() {
             text.push_str(&format!(" ({})", what.join("; ")));
@@ -213,11 +233,18 @@ fn unexplained(prev: &Mark, next: &Mark, records: &impl Recorded) -> Option<Gap>
     }
     let booked = next.realized_pnl_raw.saturating_sub(prev.realized_pnl_raw);
     let unseen_net_pnl = booked.saturating_sub(explained);
+    // Which of the positions gone unseen this machine's own close intents closed.
+    let closed_here = records
+        .closed_here()
+        .into_iter()
+        .filter(|(id, _)| unseen_ids.contains(id))
+        .collect::<Vec<_>>();
     (unseen_net_pnl != 0 || !unseen_ids.is_empty()).then_some(Gap {
         from_ms: prev.at_ms,
         to_ms: next.at_ms,
         unseen_net_pnl,
         unseen_ids,
+        closed_here,
     })
 }
 
@@ -226,8 +253,8 @@ mod tests {
     use super::*;
     use std::collections::BTreeMap;
 
-    /// (id → (net, seen at)).
-    struct Records(BTreeMap<u64, (i128, u64)>);
+    /// (id → (net, seen at)), and the closes only the audit log accounts for.
+    struct Records(BTreeMap<u64, (i128, u64)>, Vec<(U256, B256)>);
 
     impl Recorded for Records {
         fn net_pnl_of(&self, id: U256) -> Option<i128> {
@@ -239,6 +266,9 @@ mod tests {
                 .filter(|(_, (_, at))| *at > after_ms && *at <= until_ms)
                 .map(|(id, (n, _))| (U256::from(*id), *n))
                 .collect()
+        }
+        fn closed_here(&self) -> Vec<(U256, B256)> {
+            self.1.clone()
         }
     }
 
@@ -264,7 +294,7 @@ mod tests {
         // A CLI open at 10 (1 open), its close at 20 seen and recorded (-5), a later command
         // at 30 finds nothing new; another process's close of a position opened and closed
         // between two views (seen at 35) also explains the sum.
-        let records = Records(BTreeMap::from([(1, (-5, 20)), (2, (7, 35))]));
+        let records = Records(BTreeMap::from([(1, (-5, 20)), (2, (7, 35))]), Vec::new());
         let c = fold(
             vec![
                 mark(10, 100, &[1], true),
@@ -281,7 +311,7 @@ mod tests {
 
     #[test]
     fn a_close_nobody_here_saw_starts_the_complete_part_after_it() {
-        let records = Records(BTreeMap::new());
+        let records = Records(BTreeMap::new(), Vec::new());
         // Position 1 closed (net -3) while no process ran; a position opened and closed then
         // (net +2) moved the sum too.
         let c = fold(
@@ -300,6 +330,7 @@ mod tests {
                 to_ms: 50,
                 unseen_net_pnl: -1,
                 unseen_ids: vec![U256::from(1u64)],
+                closed_here: Vec::new(),
             }]
         );
         // A position gone with no record is a gap even at a net of zero.
@@ -320,6 +351,38 @@ mod tests {
             &records,
         );
         assert_eq!(c.complete_since_ms, Some(10));
+    }
+
+    #[test]
+    fn a_gap_names_the_intent_this_machine_closed_a_position_with() {
+        // Positions 1 and 2 went while nothing watched; this machine's audit log says its own
+        // intent closed 1 (learnt later), and also knows a close of 9, which is not in this gap.
+        let intent = B256::repeat_byte(0xab);
+        let records = Records(
+            BTreeMap::new(),
+            vec![(U256::from(1u64), intent), (U256::from(9u64), intent)],
+        );
+        let c = fold(
+            vec![mark(10, 100, &[1, 2], true), mark(50, 90, &[], true)],
+            &records,
+        );
+        let gap = &c.gaps[0];
+        assert_eq!(gap.closed_here, vec![(U256::from(1u64), intent)]);
+        // Still a gap: the figures of the close were never seen, so the history is complete
+        // only from the later view on.
+        assert_eq!(c.complete_since_ms, Some(50));
+        let text = gap.describe();
+        assert!(text.contains("position(s) #2;"), "{text}");
+        assert!(
+            text.contains(&format!(
+                "#1 closed by this machine's intent {intent:#x}, its figures unseen"
+            )),
+            "{text}"
+        );
+        assert_eq!(
+            c.json()["gaps"][0]["closed_here"][0]["intent_id"],
+            format!("{intent:#x}")
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
-use alloy_primitives::U256;
+use alloy_primitives::{B256, U256};
 use serde::{Deserialize, Serialize};
 
 use super::account::{ClosedPosition, Position};
@@ -159,17 +159,41 @@ impl ClosedTrade {
 /// few hundred of them fit.)
 pub const MAX_LINE_BYTES: usize = 16 * 1024;
 
-/// One line of the history file: a close, or a [`Mark`] of what a process saw whole.
+/// A close this machine's audit log accounts for but no process saw on the stream: a command
+/// sent the close intent and stopped waiting, and a later one learnt that it succeeded while
+/// nothing here followed the account. The stream's figures of it (net PnL, PAPER) were never
+/// seen, so they are not invented: the record says which intent closed which position, when
+/// its fate was learnt, and nothing more.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClosedHere {
+    #[serde(with = "super::wire::dec")]
+    pub position_id: U256,
+    pub intent_id: B256,
+    /// When this machine learnt the intent succeeded (the close happened before).
+    pub learnt_at_ms: u64,
+}
+
+/// One line of the history file: a close, a [`Mark`] of what a process saw whole, or a close
+/// only the audit log accounts for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HistoryLine {
     Trade(ClosedTrade),
     Mark(Mark),
+    ClosedHere(ClosedHere),
 }
 
 /// How a mark is written: `{"mark":{…}}`.
 #[derive(Serialize, Deserialize)]
 struct MarkLine {
     mark: Mark,
+}
+
+/// How an audit-known close is written: `{"closedHere":{…}}`.
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ClosedHereLine {
+    closed_here: ClosedHere,
 }
 
 impl HistoryLine {
@@ -180,6 +204,10 @@ impl HistoryLine {
             HistoryLine::Mark(m) => {
                 serde_json::to_string(&MarkLine { mark: m.clone() }).expect("a mark serializes")
             }
+            HistoryLine::ClosedHere(c) => serde_json::to_string(&ClosedHereLine {
+                closed_here: c.clone(),
+            })
+            .expect("a close serializes"),
         }
     }
 
@@ -191,35 +219,38 @@ impl HistoryLine {
         if let Some(t) = ClosedTrade::from_line(line) {
             return Some(HistoryLine::Trade(t));
         }
-        serde_json::from_slice::<MarkLine>(line)
+        if let Ok(m) = serde_json::from_slice::<MarkLine>(line) {
+            return Some(HistoryLine::Mark(m.mark));
+        }
+        serde_json::from_slice::<ClosedHereLine>(line)
             .ok()
-            .map(|m| HistoryLine::Mark(m.mark))
+            .map(|c| HistoryLine::ClosedHere(c.closed_here))
     }
 }
 
-/// The records and marks of a history file's text, each in file order, and how many lines were
-/// neither. With `partial_first`, the text starts mid-line (the file was read from an offset) and
-/// the first line is dropped uncounted.
-pub fn decode_lines(bytes: &[u8], partial_first: bool) -> (Vec<ClosedTrade>, Vec<Mark>, usize) {
+/// The records, marks and audit-known closes of a history file's text, each in file order, and
+/// how many lines were none of them (`truncated` and `error` are the reader's to set). With
+/// `partial_first`, the text starts mid-line (the file was read from an offset) and the first
+/// line is dropped uncounted.
+pub fn decode_lines(bytes: &[u8], partial_first: bool) -> LoadedHistory {
     let mut lines = bytes.split(|b| *b == b'\n');
     if partial_first {
         lines.next();
     }
-    let mut trades = Vec::new();
-    let mut marks = Vec::new();
-    let mut skipped = 0;
+    let mut out = LoadedHistory::default();
     for line in lines {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         match HistoryLine::from_line(line) {
-            Some(HistoryLine::Trade(t)) => trades.push(t),
-            Some(HistoryLine::Mark(m)) => marks.push(m),
-            None => skipped += 1,
+            Some(HistoryLine::Trade(t)) => out.trades.push(t),
+            Some(HistoryLine::Mark(m)) => out.marks.push(m),
+            Some(HistoryLine::ClosedHere(c)) => out.closed_here.push(c),
+            None => out.skipped += 1,
         }
     }
-    (trades, marks, skipped)
+    out
 }
 
 /// What the runtime found in a wallet's history file.
@@ -229,6 +260,8 @@ pub struct LoadedHistory {
     pub trades: Vec<ClosedTrade>,
     /// In file order: what the processes that wrote it saw whole, and when.
     pub marks: Vec<Mark>,
+    /// In file order: closes only this machine's audit log accounts for.
+    pub closed_here: Vec<ClosedHere>,
     /// Lines that were not records.
     pub skipped: usize,
     /// The file was longer than what is read: its oldest part was left unread.
@@ -286,6 +319,9 @@ pub struct TradeHistory {
     dropped: usize,
     /// How far back the records are complete.
     coverage: Coverage,
+    /// Position id → the intent of this machine's that closed it, for closes whose figures no
+    /// process saw (the audit log accounts for them, the stream never reported them here).
+    closed_here: BTreeMap<U256, B256>,
 }
 
 /// The most records held (a few MB of file at most).
@@ -326,6 +362,9 @@ impl TradeHistory {
     /// [`Self::extend`].
     pub fn load(&mut self, loaded: &LoadedHistory) -> usize {
         let conflicts = self.extend(loaded.trades.iter().cloned());
+        for c in &loaded.closed_here {
+            self.closed_here.insert(c.position_id, c.intent_id);
+        }
         for m in &loaded.marks {
             self.observe(m.clone());
         }
@@ -444,6 +483,15 @@ impl Recorded for TradeHistory {
             .map(|t| (t.id(), t.closed.net_pnl))
             .collect()
     }
+
+    fn closed_here(&self) -> Vec<(U256, B256)> {
+        // A close whose figures a record holds is explained by the record.
+        self.closed_here
+            .iter()
+            .filter(|(id, _)| self.position(**id).is_none())
+            .map(|(id, intent)| (*id, *intent))
+            .collect()
+    }
 }
 
 enum Insert {
@@ -525,11 +573,11 @@ mod tests {
             bad_scale.to_line(),
             "x".repeat(MAX_LINE_BYTES + 1)
         );
-        let (trades, marks, skipped) = decode_lines(text.as_bytes(), false);
-        assert_eq!((trades.len(), marks.len(), skipped), (2, 0, 4));
+        let d = decode_lines(text.as_bytes(), false);
+        assert_eq!((d.trades.len(), d.marks.len(), d.skipped), (2, 0, 4));
         // Read from an offset, the first (partial) line is not counted.
-        let (trades, _, skipped) = decode_lines(format!("d\":1}}\n{good}\n").as_bytes(), true);
-        assert_eq!((trades.len(), skipped), (1, 0));
+        let d = decode_lines(format!("d\":1}}\n{good}\n").as_bytes(), true);
+        assert_eq!((d.trades.len(), d.skipped), (1, 0));
     }
 
     #[test]

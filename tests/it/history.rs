@@ -101,3 +101,56 @@ fn marks(user: &crate::trading::User) -> usize {
         .filter(|l| l.starts_with("{\"mark\""))
         .count()
 }
+
+/// A close this machine sent but stopped waiting for, settled while nothing here followed the
+/// wallet: the next command learns its fate from the audit log and the stream, and the history
+/// names the intent that closed the position (its figures were never seen, so none are shown).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_close_only_the_audit_log_accounts_for_is_named_in_the_history() {
+    let sim = live_sim().await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("BTC", "82800.3").await;
+    let owner = format!("{:#x}", user.owner());
+    let position = user.open_long("BTC", "100", "10").await;
+    // Exits right after sending (a pending fate exits non-zero; the JSON says what is known).
+    let out = user
+        .run(&["close", &position, "--yes", "--wait", "0", "--json"])
+        .await;
+    let sent: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let intent = sent["intents"][0]["intentId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{sent}"))
+        .to_string();
+    assert_eq!(sent["intents"][0]["outcome"], "pending", "{sent}");
+    let mut stream = sim.stream(user.owner()).await;
+    stream
+        .until("the close settled", |s| s.open_positions.is_empty())
+        .await;
+
+    let history = user.json(&["history", &owner]).await;
+    let gaps = history["complete"]["gaps"].as_array().unwrap().clone();
+    assert_eq!(gaps.len(), 1, "{history}");
+    assert_eq!(gaps[0]["unseen_position_ids"][0], position.as_str());
+    assert_eq!(gaps[0]["closed_here"][0]["position_id"], position.as_str());
+    assert_eq!(gaps[0]["closed_here"][0]["intent_id"], intent.as_str());
+    let line = std::fs::read_to_string(user.data().join(format!("history/{owner}.jsonl")))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("{\"closedHere\""))
+        .count();
+    assert_eq!(
+        line, 1,
+        "the close is kept in the wallet's history file, once"
+    );
+    // Said the same way to a person, and again by a later command (from the file).
+    for _ in 0..2 {
+        let out = user.run(&["history", &owner]).await;
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!(
+                "#{position} closed by this machine's intent {intent}, its figures unseen"
+            )),
+            "{text}"
+        );
+    }
+}
