@@ -45,6 +45,9 @@ pub enum CliError {
 pub enum Unsettled {
     /// At least one intent was refused by the relayer (others may have settled).
     Refused,
+    /// Every refused intent was refused for the exchange's state (paused, close-only, intake
+    /// paused): nothing of them was queued, and the same command may pass once it changes.
+    StateRefused,
     /// An intent ended failed, expired or cancelled (or a cancel lost the race).
     Failed,
     /// No fate was seen before the command stopped waiting: it may still settle.
@@ -58,9 +61,14 @@ pub const EXIT_FAILED: u8 = 4;
 pub const EXIT_PENDING: u8 = 5;
 pub const EXIT_STATE: u8 = 6;
 
+/// The fate [`expect_outcomes`] reads for an intent the relayer refused for the exchange's state
+/// (`CliError::State`), beside `refused…` for any other refusal.
+pub const REFUSED_STATE: &str = "refused_state";
+
 /// What a set of intents' fates means for the exit status: every one `wanted` is success; any
 /// other settled fate is a failure; a fate not seen (`pending`, `unknown`) is pending. The worst
-/// wins, refusals (`refused…`) first.
+/// wins, refusals (`refused…`) first; when every refusal is [`REFUSED_STATE`], the exchange's
+/// state is what refused them.
 pub fn expect_outcomes<'a>(
     wanted: &str,
     fates: impl IntoIterator<Item = &'a str>,
@@ -68,10 +76,19 @@ pub fn expect_outcomes<'a>(
     let fates: Vec<&str> = fates.into_iter().collect();
     let count = |f: &dyn Fn(&str) -> bool| fates.iter().filter(|x| f(x)).count();
     let refused = count(&|x| x.starts_with("refused"));
+    let state_refused = count(&|x| x == REFUSED_STATE);
     let pending = count(&|x| matches!(x, "pending" | "unknown"));
     let failed = fates.len() - refused - pending - count(&|x| x == wanted);
     let of = fates.len();
-    let (status, message) = if refused > 0 {
+    let (status, message) = if refused > 0 && refused == state_refused {
+        (
+            Unsettled::StateRefused,
+            format!(
+                "{refused} of {of} intent(s) were refused for the exchange's state now; nothing \
+                 of them was queued (the same command may pass once it changes)"
+            ),
+        )
+    } else if refused > 0 {
         (
             Unsettled::Refused,
             format!("{refused} of {of} intent(s) were refused by the relayer"),
@@ -131,6 +148,7 @@ impl CliError {
             CliError::State { .. } => "exchange_state",
             CliError::Unsettled { status, .. } => match status {
                 Unsettled::Refused => "refused",
+                Unsettled::StateRefused => "exchange_state",
                 Unsettled::Failed => "not_settled",
                 Unsettled::Pending => "pending",
             },
@@ -147,6 +165,7 @@ impl CliError {
             CliError::State { .. } => ExitCode::from(EXIT_STATE),
             CliError::Unsettled { status, .. } => ExitCode::from(match status {
                 Unsettled::Refused => EXIT_REFUSED,
+                Unsettled::StateRefused => EXIT_STATE,
                 Unsettled::Failed => EXIT_FAILED,
                 Unsettled::Pending => EXIT_PENDING,
             }),
@@ -482,7 +501,7 @@ mod tests {
             Ok(()) => 0,
             Err(e) => {
                 let code = e.exit_code();
-                [1u8, 2, 3, 4, 5]
+                [1u8, 2, 3, 4, 5, 6]
                     .into_iter()
                     .find(|c| ExitCode::from(*c) == code)
                     .unwrap()
@@ -495,6 +514,10 @@ mod tests {
         assert_eq!(status(&["failed"]), EXIT_FAILED);
         assert_eq!(status(&["cancelled"]), EXIT_FAILED);
         assert_eq!(status(&["failed", "refused: nonce_used"]), EXIT_REFUSED);
+        // A close batch the relayer refused because the market or intake was paused: the
+        // exchange's state, as for a single open, unless another refusal is about the intent.
+        assert_eq!(status(&["succeeded", REFUSED_STATE]), EXIT_STATE);
+        assert_eq!(status(&[REFUSED_STATE, "refused"]), EXIT_REFUSED);
         assert!(expect_outcomes("cancelled", ["cancelled"]).is_ok());
     }
 

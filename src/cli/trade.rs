@@ -25,7 +25,7 @@ use crate::quote::{Position, percent_text};
 
 use super::key::report_submission;
 use super::output::say;
-use super::output::{CliError, expect_outcomes, price, print_json, usd, usd_signed};
+use super::output::{CliError, REFUSED_STATE, expect_outcomes, price, print_json, usd, usd_signed};
 use super::session::{
     LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
 };
@@ -367,6 +367,8 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
     let details = json!({"positionIds": ids.iter().map(|i| i.to_string()).collect::<Vec<_>>()});
     let mut watch = IntentWatch::new();
     let mut sent = Vec::new();
+    // Batches the relayer refused for the exchange's state: exit 6 when no other refusal.
+    let mut refused_for_state = Vec::new();
     for one in session_order(
         ctx,
         &key,
@@ -388,6 +390,9 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
             }
             // One refused batch does not stop the others; it is reported below.
             Err(e @ (CliError::Refused { .. } | CliError::State { .. })) => {
+                if matches!(e, CliError::State { .. }) {
+                    refused_for_state.push(one.intent_id);
+                }
                 let reason = crate::text::sanitize_line(&e.to_string(), 300);
                 sent.push((one.intent_id, one.closes.clone(), "refused", Some(reason)));
             }
@@ -479,7 +484,9 @@ pub async fn close(ctx: &Context, a: CloseArgs) -> Result<(), CliError> {
     expect_outcomes(
         "succeeded",
         sent.iter().map(|(id, _, sub, reason)| {
-            if reason.is_some() {
+            if refused_for_state.contains(id) {
+                REFUSED_STATE
+            } else if reason.is_some() {
                 *sub
             } else {
                 outcome_of(id)

@@ -542,3 +542,60 @@ async fn a_spot_send_with_no_answer_is_never_resent_and_says_how_to_check() {
         .until("the deposit credited", |s| s.balance == 20 * WAD)
         .await;
 }
+
+/// A deposit while the sweeper has not yet taken the previous one is the exchange's state, not
+/// the amount's fault: exit 6 with `previous_deposit_unswept`, nothing signed or moved (the same
+/// command passing once the sweeper has credited the first is the round trip above).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deposit_before_the_previous_one_is_swept_exits_6_and_moves_nothing() {
+    // A sweeper slower than the test: the first deposit stays on the proxy throughout.
+    let sim = Sim::start(SimConfig {
+        seed: 24,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms: 300,
+        sweep_delay_ms: 600_000,
+        ..SimConfig::default()
+    })
+    .await;
+    let user = User::new(&sim);
+    let owner = user.owner();
+    sim.control(
+        "/sim/fund-core",
+        json!({"wallet": format!("{owner:#x}"), "amountUsd": "100"}),
+    )
+    .await;
+    let ks = user.owner_keystore.to_str().unwrap().to_string();
+    let deposit = |amount: &'static str| {
+        let ks = ks.clone();
+        let user = &user;
+        async move {
+            user.run(&[
+                "deposit",
+                "--amount",
+                amount,
+                "--owner-keystore",
+                &ks,
+                "--yes",
+                "--json",
+                "--wait",
+                "0",
+            ])
+            .await
+        }
+    };
+    let first = deposit("20").await;
+    assert_eq!(first.status.code(), Some(5), "{}", text(&first.stderr));
+    assert_eq!(spot(&sim, owner).await.as_deref(), Some("79.0"));
+
+    let second = deposit("10").await;
+    assert_eq!(second.status.code(), Some(6), "{}", text(&second.stderr));
+    let v: Value = serde_json::from_slice(&second.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "exchange_state", "{v}");
+    assert_eq!(v["error"]["reason"], "previous_deposit_unswept", "{v}");
+    assert_eq!(
+        spot(&sim, owner).await.as_deref(),
+        Some("79.0"),
+        "nothing moved"
+    );
+}
