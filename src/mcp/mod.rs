@@ -8,6 +8,7 @@
 //! (`http`) the same `Server` answers behind rmcp's Streamable HTTP service.
 
 mod catalog;
+mod exact;
 mod http;
 mod jsonrpc;
 mod schema;

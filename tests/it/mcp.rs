@@ -53,7 +53,10 @@ pub(crate) fn reads(sim: &Sim) -> Reads {
     }
 }
 
-async fn connect(server: Server, version: ProtocolVersion) -> RunningService<RoleClient, Client> {
+pub(crate) async fn connect(
+    server: Server,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, Client> {
     let (server_side, client_side) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_side).await {
@@ -135,7 +138,7 @@ fn vectors() -> Vec<(String, Value, String)> {
 
 /// One call per tool, by name: every tool the server lists must be here. `w` holds a settled
 /// position and a queued open (`queued`).
-fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
+pub(crate) fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
     vec![
         ("papertrade_wallet_positions", json!({"address": w})),
         ("get_wallet_positions", json!({"address": w})),
