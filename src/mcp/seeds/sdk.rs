@@ -101,10 +101,22 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("digest", of("string".into())),
                     ("typedData", of("object".into())),
                     ("request", of("object".into())),
+                    (
+                        "warnings",
+                        json!({"type": "array", "items": {"type": "string"}}),
+                    ),
                 ],
-                &["unsigned", "primaryType", "typedData", "digest", "request"],
+                &[
+                    "unsigned",
+                    "primaryType",
+                    "typedData",
+                    "digest",
+                    "request",
+                    "warnings",
+                ],
             ),
-            open_world: false,
+            // An open's market limits are read from the live exchange for its warnings.
+            open_world: true,
             implementation: Implementation::TypedData,
         },
         ToolSpec {
