@@ -8,7 +8,6 @@
 //! (`http`) the same `Server` answers behind rmcp's Streamable HTTP service.
 
 mod catalog;
-mod exact;
 mod http;
 mod jsonrpc;
 mod schema;

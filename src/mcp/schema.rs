@@ -14,7 +14,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::exact::Exact;
+use crate::protocol::exact::Exact;
 
 /// An object schema: `properties` in order, the `required` ones, no other field.
 pub fn object(properties: &[(&str, Value)], required: &[&str]) -> Map<String, Value> {

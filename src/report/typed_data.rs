@@ -468,6 +468,21 @@ mod tests {
             let e = offline("OpenPosition", message).unwrap_err().to_string();
             assert!(e.contains(says), "{e}");
         }
+        // A whole number however written; a fraction or a negative is no uint.
+        let mut spelled = open(0, ten, 1);
+        spelled["leverage"] = serde_json::from_str("1.0e3").unwrap();
+        spelled["instrumentId"] = serde_json::from_str("0.0").unwrap();
+        let out = offline("OpenPosition", spelled).unwrap();
+        assert_eq!(out["typedData"]["message"]["leverage"], 1000);
+        for bad in ["10.5", "-1", "1e-1"] {
+            let mut m = open(0, ten, 10);
+            m["leverage"] = serde_json::from_str(bad).unwrap();
+            let e = offline("OpenPosition", m).unwrap_err().to_string();
+            assert!(
+                e.contains("leverage: expected a non-negative integer"),
+                "{bad}: {e}"
+            );
+        }
         // Every other type has no market to warn about.
         let out = offline("Claim", json!({"user": USER})).unwrap();
         assert_eq!(out["warnings"], json!([]));

@@ -1,6 +1,7 @@
 //! A JSON number exactly as it was written (`10.0`, `1e-07`, `2.5E1`): compared and rewritten in
-//! decimal, never through a binary float, so the argument checker and the amount parsers behind
-//! the tools read the same value. serde_json keeps a number's text (`arbitrary_precision`).
+//! decimal, never through a binary float, so the MCP argument checker, the amount parsers behind
+//! the tools and the typed-data encoder read the same value. serde_json keeps a number's text
+//! (`arbitrary_precision`).
 
 use std::cmp::Ordering;
 
