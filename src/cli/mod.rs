@@ -609,6 +609,9 @@ pub(crate) struct TypedDataArgs {
     /// The address that will sign: adds the intent id to the output.
     #[arg(long)]
     pub signer: Option<String>,
+    /// Warn about an open's market limits from the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
 }
 
 #[derive(Debug, Args)]
@@ -910,7 +913,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Quote(a) => quote::quote(&ctx, a).await,
             Command::Ladder(a) => quote::ladder(&ctx, a).await,
             Command::CloseQuote(a) => quote::close_quote(&ctx, a).await,
-            Command::TypedData(a) => typed_data::run(&ctx, a),
+            Command::TypedData(a) => typed_data::run(&ctx, a).await,
             Command::Key(k) => key::run(&ctx, k).await,
             Command::Positions(a) => account::positions(&ctx, a).await,
             Command::Open(a) => trade::open(&ctx, a).await,

@@ -7,14 +7,16 @@ use super::output::say;
 use super::output::{CliError, print_json};
 use super::{Context, TypedDataArgs};
 
-pub fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
+pub async fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
     let message = super::args::json_text("message", &a.message)?;
     let out = crate::report::typed_data::typed_data(
         &a.kind,
         message,
         a.signer.as_deref(),
         &ctx.deadlines,
-    )?;
+        (!a.offline).then_some(&ctx.http),
+    )
+    .await?;
     if ctx.json {
         print_json(&out);
     } else {
@@ -59,14 +61,14 @@ fn print_human(out: &Value) {
                 .unwrap_or_default()
         };
         say!(
-            "checked     {} against the {}",
-            list("passed"),
+            "checked     {} against {}",
+            list("checked"),
             c["checkedAgainst"].as_str().unwrap_or("")
         );
-        say!(
-            "not checked {} (they need the live exchange)",
-            list("notCheckedOffline")
-        );
+        say!("not checked {} (they need the account)", list("notChecked"));
+    }
+    for w in out["warnings"].as_array().into_iter().flatten() {
+        say!("warning     {}", w.as_str().unwrap_or(""));
     }
     say!("\neth_signTypedData_v4 typed data:");
     say!(

@@ -3,10 +3,18 @@
 //! `tools/list` promises is what `tools/call` enforces).
 //!
 //! The checker knows the keywords these schemas use: `type`, `enum`, `minimum`, `maximum`,
-//! `required`, `properties`, `additionalProperties`. `pattern` is advertised for clients; the
-//! address and hash parsers behind the tools enforce it with a message of their own.
+//! `exclusiveMinimum`, `exclusiveMaximum`, `minLength`, `maxLength`, `items`, `required`,
+//! `properties`, `additionalProperties`. `pattern` is advertised for clients; the address and
+//! hash parsers behind the tools enforce it with a message of their own.
+//!
+//! Numbers are read as written, in decimal (`exact`): `10.0` is the whole number 10, `1e-07` is
+//! 0.0000001, and bounds compare exactly. A number that passes is handed on in its plain decimal
+//! form, so the amount parsers behind the tools never meet a spelling the schema allowed and
+//! they do not read (one set of rules: the schema's).
 
 use serde_json::{Map, Value, json};
+
+use crate::protocol::exact::Exact;
 
 /// An object schema: `properties` in order, the `required` ones, no other field.
 pub fn object(properties: &[(&str, Value)], required: &[&str]) -> Map<String, Value> {
@@ -43,6 +51,15 @@ pub fn one_of(description: &str, values: &[&str]) -> Value {
 pub fn number(description: &str, min: Option<f64>, max: Option<f64>) -> Value {
     let mut v = json!({"type": "number", "description": description});
     bound(&mut v, min, max);
+    v
+}
+
+/// A number strictly above `above` (a price, a bucket, a move that must leave a price), up to
+/// `max`: what the parsers behind the tools accept, so the schema says it too.
+pub fn number_above(description: &str, above: f64, max: Option<f64>) -> Value {
+    let mut v = json!({"type": "number", "description": description});
+    bound(&mut v, None, max);
+    v["exclusiveMinimum"] = json!(above as i64);
     v
 }
 
@@ -91,25 +108,30 @@ pub fn of(kind: Value) -> Value {
 }
 
 /// Where `value` breaks `schema`: the first problem, with the argument's path, worded so a
-/// model can fix its call.
-pub fn check(schema: &Map<String, Value>, value: &Value) -> Result<(), String> {
-    check_at("arguments", schema, value)
+/// model can fix its call. When it passes, every number in it is rewritten in plain decimal
+/// (`10.0` → `10`, `2.5e1` → `25`, `1e-07` → `0.0000001`): what the tools then parse.
+pub fn admit(schema: &Map<String, Value>, value: &mut Value) -> Result<(), String> {
+    admit_at("arguments", schema, value)
 }
 
-fn check_at(path: &str, schema: &Map<String, Value>, value: &Value) -> Result<(), String> {
+fn admit_at(path: &str, schema: &Map<String, Value>, value: &mut Value) -> Result<(), String> {
+    let exact = match value {
+        Value::Number(n) => Some(Exact::of(n).ok_or_else(|| format!("{path} is not a number"))?),
+        _ => None,
+    };
     if let Some(kind) = schema.get("type") {
         let kinds: Vec<&str> = match kind {
             Value::String(k) => vec![k.as_str()],
             Value::Array(ks) => ks.iter().filter_map(Value::as_str).collect(),
             _ => Vec::new(),
         };
-        if !kinds.iter().any(|k| is_kind(k, value)) {
+        if !kinds.iter().any(|k| is_kind(k, value, exact.as_ref())) {
             let words: Vec<&str> = kinds.iter().map(|k| kind_word(k)).collect();
             return Err(format!("{path} must be {}", words.join(" or ")));
         }
     }
     if let Some(Value::Array(allowed)) = schema.get("enum")
-        && !allowed.contains(value)
+        && !allowed.iter().any(|a| same(a, value))
     {
         let names: Vec<String> = allowed
             .iter()
@@ -117,25 +139,12 @@ fn check_at(path: &str, schema: &Map<String, Value>, value: &Value) -> Result<()
             .collect();
         return Err(format!("{path} must be one of {}", names.join(", ")));
     }
-    if let Some(x) = value.as_f64() {
-        if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
-            && x < min
-        {
-            return Err(format!("{path} must be at least {}", schema["minimum"]));
-        }
-        if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
-            && x > max
-        {
-            return Err(format!("{path} must be at most {}", schema["maximum"]));
-        }
-        if let Some(min) = schema.get("exclusiveMinimum").and_then(Value::as_f64)
-            && x <= min
-        {
-            return Err(format!(
-                "{path} must be more than {}",
-                schema["exclusiveMinimum"]
-            ));
-        }
+    if let Some(x) = &exact {
+        bounds(path, schema, x)?;
+        let plain = x.to_number().ok_or_else(|| {
+            format!("{path} has too many digits to be read exactly; write it in plain decimal")
+        })?;
+        *value = Value::Number(plain);
     }
     if let Some(text) = value.as_str() {
         let chars = text.chars().count() as u64;
@@ -150,9 +159,9 @@ fn check_at(path: &str, schema: &Map<String, Value>, value: &Value) -> Result<()
             return Err(format!("{path} must have at most {max} characters"));
         }
     }
-    if let (Value::Array(items), Some(Value::Object(each))) = (value, schema.get("items")) {
-        for (i, item) in items.iter().enumerate() {
-            check_at(&format!("{path}[{i}]"), each, item)?;
+    if let (Value::Array(items), Some(Value::Object(each))) = (&mut *value, schema.get("items")) {
+        for (i, item) in items.iter_mut().enumerate() {
+            admit_at(&format!("{path}[{i}]"), each, item)?;
         }
     }
     if let Value::Object(fields) = value {
@@ -169,9 +178,9 @@ fn check_at(path: &str, schema: &Map<String, Value>, value: &Value) -> Result<()
             }
         }
         let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
-        for (name, v) in fields {
+        for (name, v) in fields.iter_mut() {
             match props.and_then(|p| p.get(name)).and_then(Value::as_object) {
-                Some(sub) => check_at(&format!("{path}.{name}"), sub, v)?,
+                Some(sub) => admit_at(&format!("{path}.{name}"), sub, v)?,
                 None if closed => {
                     let known: Vec<&String> = props.into_iter().flat_map(Map::keys).collect();
                     return Err(format!(
@@ -195,6 +204,47 @@ fn check_at(path: &str, schema: &Map<String, Value>, value: &Value) -> Result<()
     Ok(())
 }
 
+/// `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`, compared in decimal.
+fn bounds(path: &str, schema: &Map<String, Value>, x: &Exact) -> Result<(), String> {
+    let bound = |key: &str| match schema.get(key) {
+        Some(Value::Number(n)) => Exact::of(n),
+        _ => None,
+    };
+    use std::cmp::Ordering::{Greater, Less};
+    let rules: [(&str, &[std::cmp::Ordering], &str); 4] = [
+        ("minimum", &[Less], "at least"),
+        ("maximum", &[Greater], "at most"),
+        (
+            "exclusiveMinimum",
+            &[Less, std::cmp::Ordering::Equal],
+            "more than",
+        ),
+        (
+            "exclusiveMaximum",
+            &[Greater, std::cmp::Ordering::Equal],
+            "less than",
+        ),
+    ];
+    for (key, refused, words) in rules {
+        if let Some(b) = bound(key)
+            && refused.contains(&x.cmp(&b))
+        {
+            return Err(format!("{path} must be {words} {}", schema[key]));
+        }
+    }
+    Ok(())
+}
+
+/// JSON equality, with numbers compared by value (`1.0` is the enum's `1`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            Exact::of(x).is_some() && Exact::of(x) == Exact::of(y)
+        }
+        _ => a == b,
+    }
+}
+
 fn kind_word(kind: &str) -> &str {
     match kind {
         "object" => "an object",
@@ -207,7 +257,7 @@ fn kind_word(kind: &str) -> &str {
     }
 }
 
-fn is_kind(kind: &str, v: &Value) -> bool {
+fn is_kind(kind: &str, v: &Value, exact: Option<&Exact>) -> bool {
     match kind {
         "object" => v.is_object(),
         "array" => v.is_array(),
@@ -215,8 +265,9 @@ fn is_kind(kind: &str, v: &Value) -> bool {
         "boolean" => v.is_boolean(),
         "null" => v.is_null(),
         "number" => v.is_number(),
-        // 5 and 5.0 are both whole; JSON does not tell them apart, and neither do the seeds.
-        "integer" => v.as_f64().is_some_and(|x| x.fract() == 0.0) || v.is_i64() || v.is_u64(),
+        // 5, 5.0 and 5e0 are the same whole number, as JSON Schema says (and the seeds' clients
+        // write them all).
+        "integer" => exact.is_some_and(Exact::is_whole),
         _ => true,
     }
 }
@@ -235,8 +286,9 @@ mod tests {
             ],
             &["market", "leverage"],
         );
-        assert!(check(&s, &json!({"market": "BTC", "leverage": 5})).is_ok());
-        let e = |v: Value| check(&s, &v).unwrap_err();
+        let check = |mut v: Value| admit(&s, &mut v).map(|()| v);
+        assert!(check(json!({"market": "BTC", "leverage": 5})).is_ok());
+        let e = |v: Value| check(v).unwrap_err();
         assert_eq!(
             e(json!({"market": "BTC"})),
             "arguments.leverage is required"
@@ -263,5 +315,38 @@ mod tests {
         );
         assert_eq!(e(json!([1])), "arguments must be an object");
         assert_eq!(s["properties"]["marginUsd"]["maximum"], json!(10_000_000));
+        // Whole numbers as floats, amounts in exponent form: read as the values they denote,
+        // and handed on in plain decimal.
+        let admitted = |text: &str| {
+            check(serde_json::from_str(text).unwrap())
+                .unwrap()
+                .to_string()
+        };
+        assert_eq!(
+            admitted(r#"{"market":"BTC","leverage":10.0,"marginUsd":2.5e1}"#),
+            r#"{"market":"BTC","leverage":10,"marginUsd":25}"#
+        );
+        assert_eq!(
+            admitted(r#"{"market":"BTC","leverage":1E3,"marginUsd":1e-2}"#),
+            r#"{"market":"BTC","leverage":1000,"marginUsd":0.01}"#
+        );
+        let refused = |text: &str| check(serde_json::from_str(text).unwrap()).unwrap_err();
+        assert_eq!(
+            refused(r#"{"market":"BTC","leverage":1.0001e3}"#),
+            "arguments.leverage must be a whole number"
+        );
+        assert_eq!(
+            refused(r#"{"market":"BTC","leverage":1.001e3}"#),
+            "arguments.leverage must be at most 1000"
+        );
+        // Exact where a float is not: a hair above the maximum is above it.
+        assert_eq!(
+            refused(r#"{"market":"BTC","leverage":5,"marginUsd":10000000.000000000000000001}"#),
+            "arguments.marginUsd must be at most 10000000"
+        );
+        assert_eq!(
+            refused(r#"{"market":"BTC","leverage":5,"marginUsd":0.0099999999999999999999}"#),
+            "arguments.marginUsd must be at least 0.01"
+        );
     }
 }

@@ -61,8 +61,8 @@ impl Server {
     }
 
     /// Answer one call: a normal result, or one with `isError` saying what to do.
-    async fn answer(&self, spec: &ToolSpec, args: Value) -> CallToolResult {
-        if let Err(problem) = schema::check(&spec.input, &args) {
+    async fn answer(&self, spec: &ToolSpec, mut args: Value) -> CallToolResult {
+        if let Err(problem) = schema::admit(&spec.input, &mut args) {
             return failure(format!(
                 "Invalid arguments: {problem}. Fix the call (tools/list has the schema) and try again; nothing was done."
             ));

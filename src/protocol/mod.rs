@@ -4,6 +4,7 @@
 pub mod account;
 pub mod coverage;
 pub mod eip712;
+pub mod exact;
 pub mod failure;
 pub mod funding;
 pub mod history;

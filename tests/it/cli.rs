@@ -400,21 +400,10 @@ fn bad_addresses_ids_and_impossible_intents_are_refused() {
                 "--type".into(),
                 "OpenPosition".into(),
                 "--message".into(),
-                open(good, 0, "1", 1000),
+                open(good, 0, "0", 1000),
             ],
             "message",
-            "margin_below_minimum",
-        ),
-        (
-            vec![
-                "typed-data".into(),
-                "--type".into(),
-                "OpenPosition".into(),
-                "--message".into(),
-                open(good, 7, ten, 10),
-            ],
-            "message",
-            "no market 7",
+            "size: must be more than 0",
         ),
     ];
     for (args, field, says) in cases {
@@ -433,6 +422,7 @@ fn bad_addresses_ids_and_impossible_intents_are_refused() {
     // Without a checksum (all lowercase or all uppercase) an address is taken as it is.
     let out = run(&[
         "typed-data",
+        "--offline",
         "--type",
         "OpenPosition",
         "--message",
@@ -441,12 +431,13 @@ fn bad_addresses_ids_and_impossible_intents_are_refused() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stdout));
     assert_eq!(
-        stdout_json(&out)["checks"]["notCheckedOffline"][1],
+        stdout_json(&out)["checks"]["notChecked"][0],
         "available balance"
     );
     let upper = format!("0x{}", good[2..].to_uppercase());
     let out = run(&[
         "typed-data",
+        "--offline",
         "--type",
         "OpenPosition",
         "--message",
@@ -456,10 +447,80 @@ fn bad_addresses_ids_and_impossible_intents_are_refused() {
     assert!(out.status.success(), "{}", text(&out.stdout));
 }
 
+/// An encoder refuses only what the intent's types and the protocol's fixed ranges forbid; a
+/// market's limits (governance changes them) are warnings, from the live exchange when it
+/// answers, the launch parameters otherwise, each saying which.
+#[test]
+fn typed_data_warns_of_market_limits_from_the_live_exchange_or_the_launch_parameters() {
+    let open = |instrument: u32, size: &str, leverage: u32| {
+        format!(
+            r#"{{"user":"0x14791697260e4c9a71f18484c9f997b308e59325","instrumentId":{instrument},"isLong":true,"size":"{size}","leverage":{leverage},"useDebt":false}}"#
+        )
+    };
+    let max = u128::MAX.to_string();
+    let server = FixtureServer::start();
+    let live = |message: &str| {
+        let out = run_live(
+            &server,
+            &[
+                "typed-data",
+                "--type",
+                "OpenPosition",
+                "--json",
+                "--message",
+                message,
+            ],
+        );
+        assert!(out.status.success(), "{}", text(&out.stdout));
+        stdout_json(&out)
+    };
+    let t = live(&open(7, "10000000000000000000", 10));
+    let w = t["warnings"][0].as_str().unwrap();
+    assert!(
+        w.starts_with("instrumentId: no market 7 on the live exchange (http://127.0.0.1:"),
+        "{w}"
+    );
+    assert!(w.contains("markets: 0 (BTC), 1 (ETH)"), "{w}");
+    assert!(
+        t["checks"]["checkedAgainst"]
+            .as_str()
+            .unwrap()
+            .starts_with("the live exchange")
+    );
+    // The largest uint128 encodes exactly, with the maximum notional as a warning.
+    let t = live(&open(0, &max, 1000));
+    assert_eq!(t["typedData"]["message"]["size"], max.as_str());
+    assert!(
+        t["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("(notional_above_maximum) on the live exchange"),
+        "{t}"
+    );
+    let t = live(&open(0, "10000000000000000000", 1000));
+    assert_eq!(t["warnings"], serde_json::json!([]));
+
+    // An exchange that does not answer: the launch parameters, and why.
+    let out = run(&[
+        "typed-data",
+        "--api",
+        "http://127.0.0.1:9",
+        "--type",
+        "OpenPosition",
+        "--message",
+        &open(0, "1", 1000),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(shown.contains("warning     the relayer would refuse this open (margin_below_minimum) on the launch parameters (mainnet /state/trading of 2026-10-18; the exchange could not be read"), "{shown}");
+    assert!(shown.contains("Nothing was signed or sent."), "{shown}");
+}
+
 #[test]
 fn typed_data_matches_the_open_vector() {
     let out = run(&[
         "typed-data",
+        "--offline",
         "--type",
         "OpenPosition",
         "--json",
@@ -538,6 +599,7 @@ fn typed_data_for_another_wallet_lasts_an_hour_and_says_until_when() {
         .as_secs();
     let out = run(&[
         "typed-data",
+        "--offline",
         "--type",
         "OpenPosition",
         "--json",
@@ -561,7 +623,14 @@ fn typed_data_for_another_wallet_lasts_an_hour_and_says_until_when() {
     );
 
     // A person reading the human form is told the same.
-    let out = run(&["typed-data", "--type", "OpenPosition", "--message", message]);
+    let out = run(&[
+        "typed-data",
+        "--offline",
+        "--type",
+        "OpenPosition",
+        "--message",
+        message,
+    ]);
     let shown = text(&out.stdout);
     assert!(
         shown.contains("deadline    sign by ") && shown.contains("(in 60 min)"),
@@ -1090,6 +1159,7 @@ fn a_comma_only_groups_thousands_in_money() {
 fn conflicting_input_is_refused() {
     let out = run(&[
         "typed-data",
+        "--offline",
         "--type",
         "OpenPosition",
         "--message",

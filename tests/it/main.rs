@@ -17,6 +17,7 @@ mod keyring;
 mod layers;
 mod liquidations;
 mod mcp;
+mod mcp_args;
 mod mcp_http;
 mod outcomes;
 mod properties;

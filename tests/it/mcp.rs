@@ -53,7 +53,10 @@ pub(crate) fn reads(sim: &Sim) -> Reads {
     }
 }
 
-async fn connect(server: Server, version: ProtocolVersion) -> RunningService<RoleClient, Client> {
+pub(crate) async fn connect(
+    server: Server,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, Client> {
     let (server_side, client_side) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_side).await {
@@ -135,7 +138,7 @@ fn vectors() -> Vec<(String, Value, String)> {
 
 /// One call per tool, by name: every tool the server lists must be here. `w` holds a settled
 /// position and a queued open (`queued`).
-fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
+pub(crate) fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
     vec![
         ("papertrade_wallet_positions", json!({"address": w})),
         ("get_wallet_positions", json!({"address": w})),
@@ -701,6 +704,28 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         checked += 1;
     }
     assert!(checked >= 4, "{checked} vectors checked");
+    // An encoder: the largest uint128 size encodes; the market's maximum notional, read from
+    // the exchange it serves, is a warning in the result and its text, not a refusal.
+    let max = u128::MAX.to_string();
+    let r = call(
+        &client,
+        "papertrade_build_typed_data",
+        json!({"type": "OpenPosition", "message": {"user": w, "instrumentId": 0, "isLong": true,
+               "size": max, "leverage": 1000, "useDebt": false}}),
+    )
+    .await;
+    let v = structured(typed, &r);
+    assert_eq!(v["typedData"]["message"]["size"], max.as_str());
+    let warning = v["warnings"][0].as_str().unwrap();
+    assert!(
+        warning.contains("(notional_above_maximum) on the live exchange (http://127.0.0.1:"),
+        "{warning}"
+    );
+    let said = &r.content[0].as_text().unwrap().text;
+    assert!(
+        said.contains("WARNING: the relayer would refuse this open"),
+        "{said}"
+    );
     client.cancel().await.unwrap();
 }
 

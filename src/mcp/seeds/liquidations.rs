@@ -40,9 +40,9 @@ fn wallets() -> Value {
 }
 
 fn bucket() -> Value {
-    number(
-        "Bucket size in USD (default about 0.25% of the mark).",
-        Some(0.0),
+    schema::number_above(
+        "Bucket size in USD, more than 0 (default about 0.25% of the mark).",
+        0.0,
         None,
     )
 }

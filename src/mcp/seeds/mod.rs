@@ -10,6 +10,7 @@ pub mod terminal;
 use serde_json::Value;
 
 use super::schema::{self, integer, number, one_of, string};
+use crate::report::input::{MAX_LEVERAGE, MAX_MARGIN_USD};
 
 /// The arguments a quote of an open takes in every seed: market, side, margin, leverage.
 fn ticket(market: Value, margin_min: Option<f64>) -> Vec<(&'static str, Value)> {
@@ -21,7 +22,7 @@ fn ticket(market: Value, margin_min: Option<f64>) -> Vec<(&'static str, Value)> 
             number(
                 "Margin in USD. Protocol minimum is 10.",
                 margin_min,
-                Some(10_000_000.0),
+                Some(MAX_MARGIN_USD as f64),
             ),
         ),
         (
@@ -29,7 +30,7 @@ fn ticket(market: Value, margin_min: Option<f64>) -> Vec<(&'static str, Value)> 
             integer(
                 "Whole-number leverage, 1 up to the market maximum (1000 at launch).",
                 Some(1),
-                Some(1000),
+                Some(MAX_LEVERAGE.into()),
             ),
         ),
     ]

@@ -2,7 +2,7 @@
 //! return x402 payment requirements for the hosted service's own HTTP API, which this binary
 //! does not serve, so they are left out.
 
-use super::super::schema::{self, number};
+use super::super::schema::{self, number, number_above};
 use super::super::spec::{Seed, ToolSpec};
 use super::super::tools::{BustMapView, Implementation, MarketsView, QuoteView, StatusView};
 use super::{
@@ -15,13 +15,13 @@ pub fn tools() -> Vec<ToolSpec> {
     estimate.extend([
         (
             "exitPrice",
-            number("Exit price in USD for a single scenario.", Some(0.0), None),
+            number_above("Exit price in USD for a single scenario.", 0.0, None),
         ),
         (
             "exitMovePct",
-            number(
-                "Signed price move from entry in percent (0.1 is +0.1%). Alternative to exitPrice.",
-                Some(-100.0),
+            number_above(
+                "Signed price move from entry in percent (0.1 is +0.1%), above -100 (a price stays above 0). Alternative to exitPrice.",
+                -100.0,
                 Some(100.0),
             ),
         ),

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use super::super::schema::{self, number, of, one_of};
+use super::super::schema::{self, number, number_above, of, one_of};
 use super::super::spec::{Seed, ToolSpec};
 use super::super::tools::{Implementation, MarketsView, PositionsView, QuoteView, StatusView};
 use super::{
@@ -15,17 +15,17 @@ pub fn tools() -> Vec<ToolSpec> {
     estimate.extend([
         (
             "entryPrice",
-            number("Entry price in USD. Defaults to the live mark.", Some(0.0), None),
+            number_above("Entry price in USD. Defaults to the live mark.", 0.0, None),
         ),
         (
             "exitPrice",
-            number("Exit price in USD for a single scenario.", Some(0.0), None),
+            number_above("Exit price in USD for a single scenario.", 0.0, None),
         ),
         (
             "priceMovePct",
-            number(
-                "Signed price move from entry in percent (for example 0.1 is +0.1%). Alternative to exitPrice.",
-                Some(-100.0),
+            number_above(
+                "Signed price move from entry in percent (for example 0.1 is +0.1%), above -100 (a price stays above 0). Alternative to exitPrice.",
+                -100.0,
                 Some(100.0),
             ),
         ),
@@ -101,10 +101,22 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("digest", of("string".into())),
                     ("typedData", of("object".into())),
                     ("request", of("object".into())),
+                    (
+                        "warnings",
+                        json!({"type": "array", "items": {"type": "string"}}),
+                    ),
                 ],
-                &["unsigned", "primaryType", "typedData", "digest", "request"],
+                &[
+                    "unsigned",
+                    "primaryType",
+                    "typedData",
+                    "digest",
+                    "request",
+                    "warnings",
+                ],
             ),
-            open_world: false,
+            // An open's market limits are read from the live exchange for its warnings.
+            open_world: true,
             implementation: Implementation::TypedData,
         },
         ToolSpec {

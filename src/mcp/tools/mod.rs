@@ -84,7 +84,7 @@ impl Implementation {
             Implementation::CloseQuote => quote::close_quote(reads, &a).await,
             Implementation::PrepareOpen => quote::prepare_open(reads, &a).await,
             Implementation::TradePlan => quote::trade_plan(reads, &a).await,
-            Implementation::TypedData => typed_data::typed_data(reads, &a),
+            Implementation::TypedData => typed_data::typed_data(reads, &a).await,
             Implementation::PaperMint => explorer::paper_mint(reads, &a).await,
             Implementation::Positions(view) => explorer::positions(reads, view, &a).await,
             Implementation::RecentTrades => explorer::recent_trades(reads, &a).await,

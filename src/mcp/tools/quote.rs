@@ -265,8 +265,10 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
         "leverage": p.leverage,
         "useDebt": use_debt,
     });
+    // The live market's checks ran above (a refusal returned); the encoder's warnings are not
+    // needed, so it reads nothing more.
     let typed =
-        crate::report::typed_data::typed_data("OpenPosition", message, None, &reads.deadlines)
+        crate::report::typed_data::encode("OpenPosition", message, None, &reads.deadlines, None)
             .map_err(|e| Failure::from_report(e, &[]))?;
     let quote = q.json();
     let summary = format!(

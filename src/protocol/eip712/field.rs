@@ -64,7 +64,11 @@ fn uint_from_json(value: &Value, strictness: Strictness, bits: u16) -> Result<U2
             U256::from_str_radix(s, 10).map_err(|_| format!("{s} does not fit uint{bits}"))?
         }
         (Value::Number(n), Strictness::Lenient) => {
-            let text = n.to_string();
+            // `10.0` and `1e3` are the whole numbers they denote; `1.5` and `-1` stay refused.
+            let text = crate::protocol::exact::Exact::of(n)
+                .filter(crate::protocol::exact::Exact::is_whole)
+                .and_then(|x| x.plain())
+                .unwrap_or_else(|| n.to_string());
             if text.is_empty() || text.len() > 78 || !text.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(format!(
                     "expected a non-negative integer for uint{bits}, got {n}"
