@@ -43,6 +43,23 @@ pub fn side(is_long: bool) -> &'static str {
     if is_long { "long" } else { "short" }
 }
 
+/// The account's session key as the relayer sees it, by the exchange's clock: `active` (the
+/// latest-expiring unexpired key, its expiry and how many are active), `expired` (keys are
+/// registered, none unexpired) or `none`. A key's fields are absent, not null, when there is none.
+pub fn session_key_json(s: &AccountState) -> Value {
+    let active: Vec<_> = s.active_session_keys().collect();
+    match active.iter().max_by_key(|k| k.expiry) {
+        Some(k) => json!({
+            "status": "active",
+            "key": format!("{:#x}", k.key),
+            "expiresAt": k.expiry,
+            "active": active.len(),
+        }),
+        None if s.session_keys.is_empty() => json!({"status": "none", "active": 0}),
+        None => json!({"status": "expired", "active": 0}),
+    }
+}
+
 /// `positions --json`: balances, each position valued at the mark, pending intents.
 pub fn account_json(
     s: &AccountState,
@@ -110,6 +127,9 @@ pub fn account_json(
         "queuedRaw": s.queued.to_string(),
         "lockedRaw": s.locked.to_string(),
         "paper": {"balanceRaw": s.paper.balance.to_string(), "stakedRaw": s.paper.staked.to_string()},
+        // The browser terminal's `tradingEnabled`: an unexpired session key exists.
+        "tradingEnabled": s.active_session_keys().next().is_some(),
+        "sessionKey": session_key_json(s),
         "sessionKeys": s.session_keys.iter().map(|k| json!({"key": format!("{:#x}", k.key), "expiry": k.expiry})).collect::<Vec<_>>(),
         "accountRevision": s.account_revision,
         "positions": positions,

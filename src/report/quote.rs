@@ -228,7 +228,6 @@ impl Quote<'_> {
     }
 
     pub fn account_json(&self, account: &AccountState) -> Value {
-        let now_s = account.indexed_through_timestamp;
         let p = &self.position;
         let mut check = p.open_check(
             &self.data.state,
@@ -239,26 +238,12 @@ impl Quote<'_> {
         check.queued = Some(&account.operations);
         let validation = check_open(&check);
         let available = account.funds.available_balance;
-        let active: Vec<_> = account
-            .session_keys
-            .iter()
-            .filter(|k| k.expiry > now_s)
-            .collect();
-        let session_key = match active.iter().max_by_key(|k| k.expiry) {
-            Some(k) => {
-                json!({"status": "active", "key": format!("{:#x}", k.key), "expiresAt": k.expiry, "active": active.len()})
-            }
-            None if account.session_keys.is_empty() => {
-                json!({"status": "none", "key": null, "expiresAt": null, "active": 0})
-            }
-            None => json!({"status": "expired", "key": null, "expiresAt": null, "active": 0}),
-        };
         json!({
             "address": format!("{:#x}", account.address),
             "availableUsd": usd_json(signed(available)),
             "availableRaw": available.to_string(),
             "marginEnough": available >= p.margin,
-            "sessionKey": session_key,
+            "sessionKey": super::account::session_key_json(account),
             "openValidation": validation_json(&validation),
         })
     }

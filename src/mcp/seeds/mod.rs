@@ -123,8 +123,7 @@ fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
 /// The output schema of a wallet's positions (`positions --json`).
 fn wallet_positions_output() -> serde_json::Map<String, Value> {
     use schema::of;
-    schema::output(
-        &[
+    let fields = [
             ("address", of("string".into())),
             ("balanceUsd", of("number".into())),
             ("balanceRaw", of("string".into())),
@@ -142,17 +141,27 @@ fn wallet_positions_output() -> serde_json::Map<String, Value> {
                                 "marginRaw", "notionalUsd", "bustPriceRaw"]}}),
             ),
             ("pendingOperations", of("array".into())),
-        ],
-        &[
-            "address",
-            "balanceUsd",
-            "balanceRaw",
-            "availableUsd",
-            "queuedUsd",
-            "positions",
-            "pendingOperations",
-        ],
-    )
+            ("tradingEnabled", of("boolean".into())),
+            (
+                "sessionKey",
+                serde_json::json!({"type": "object", "properties": {
+                    "status": {"type": "string", "enum": ["active", "expired", "none"]},
+                    "key": {"type": "string"}, "expiresAt": {"type": "integer"},
+                    "active": {"type": "integer"}
+                }, "required": ["status", "active"]}),
+            ),
+    ];
+    let required = [
+        "address",
+        "balanceUsd",
+        "balanceRaw",
+        "availableUsd",
+        "queuedUsd",
+        "tradingEnabled",
+        "positions",
+        "pendingOperations",
+    ];
+    schema::output(&fields, &required)
 }
 
 /// `{"address": …}`, the one argument of the wallet-positions tools.

@@ -149,11 +149,26 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "get_wallet_positions",
             seed: Seed::Terminal,
             title: "Wallet positions",
-            description: "Balance, available and queued funds, open positions (each with mark, unrealized PnL, what a close pays now and the distance to liquidation) and pending operations for an address. Needs only a public address and cannot act on the account.",
+            description: "Balance, available and queued funds, whether trading is enabled (tradingEnabled: an unexpired session key is registered), open positions (up to 50, the first in the exchange's order: totalPositions counts all, truncated says when some were left out; each with mark, unrealized PnL, what a close pays now and the distance to liquidation) and pending operations for an address. Needs only a public address and cannot act on the account.",
             input: address_only("Wallet address, ^0x[0-9a-fA-F]{40}$."),
-            output: wallet_positions_output(),
+            output: {
+                let mut o = wallet_positions_output();
+                for (k, v) in [
+                    ("totalPositions", of("integer".into())),
+                    ("truncated", of("boolean".into())),
+                ] {
+                    o["properties"][k] = v;
+                    o["required"]
+                        .as_array_mut()
+                        .expect("required")
+                        .push(json!(k));
+                }
+                o["properties"]["positions"]["maxItems"] =
+                    json!(super::super::tools::TERMINAL_POSITIONS_LIMIT);
+                o
+            },
             open_world: true,
-            implementation: Implementation::Positions(PositionsView::Account),
+            implementation: Implementation::Positions(PositionsView::Terminal),
         },
         ToolSpec {
             name: "get_recent_trades",
