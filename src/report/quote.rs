@@ -214,6 +214,38 @@ impl Quote<'_> {
 }
 
 impl Quote<'_> {
+    /// The browser terminal's six-step close ladder at this quote's entry
+    /// (`quote::CLOSE_LADDER_QUARTERS`), lowest exit first.
+    pub fn close_ladder(&self) -> Vec<Scenario> {
+        let p = &self.position;
+        p.close_ladder_exits()
+            .into_iter()
+            .map(|exit| p.scenario(self.fee, exit))
+            .collect()
+    }
+
+    /// The ladder as `quote_open_position` names it: `priceMovePct`, `exitPrice`, `netPnlUsd`,
+    /// `liquidated`, each figure beside its raw integer.
+    pub fn close_ladder_json(&self) -> Vec<Value> {
+        let p = &self.position;
+        self.close_ladder()
+            .iter()
+            .map(|s| {
+                let row = scenario_json(p, s);
+                json!({
+                    "priceMovePct": row["priceMovePct"],
+                    "exitPrice": row["exitPrice"],
+                    "exitPriceRaw": row["exitPriceRaw"],
+                    "netPnlUsd": row["netPnlUsd"],
+                    "netPnlRaw": row["netPnlRaw"],
+                    "liquidated": row["liquidated"],
+                })
+            })
+            .collect()
+    }
+}
+
+impl Quote<'_> {
     /// The same open checked against one account, as the relayer will check it: its available
     /// balance, and the side it already holds in the market. Its session keys are dated by the
     /// exchange's own clock (the snapshot's indexed time), as the relayer will date them.

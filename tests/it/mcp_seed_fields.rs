@@ -91,3 +91,142 @@ async fn wallet_positions_say_whether_trading_is_enabled_and_stop_at_fifty() {
     assert_eq!(v["truncated"], false);
     client.cancel().await.unwrap();
 }
+
+/// Dollars from a raw wad the way the seed's text writes them, to the cent (half away from
+/// zero): `-$50.00`, `$20.00` (amounts under $1,000 here, so no grouping).
+fn dollars(raw: &Value) -> String {
+    let wad: i128 = raw.as_str().unwrap().parse().unwrap();
+    let cents = (wad.abs() + 5_000_000_000_000_000) / 10_000_000_000_000_000;
+    assert!(cents < 100_000, "{wad}");
+    let sign = if wad < 0 && cents > 0 { "-" } else { "" };
+    format!("{sign}${}.{:02}", cents / 100, cents % 100)
+}
+
+/// `quote_open_position` (001): the six-step close ladder, the seed's 10x example's first step
+/// (−10 %, liquidated, the whole $50 lost), and its text worded as the seed's example.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_open_quote_has_the_seeds_six_step_ladder_and_its_text() {
+    let sim = sim_at_seed_price().await;
+    let client = connect(&sim).await;
+    let ask = json!({"market": "BTC", "side": "long", "marginUsd": 50, "leverage": 10});
+    let q = answer(&client, "quote_open_position", ask.clone()).await;
+    let ladder = q["ladder"].as_array().unwrap();
+    let moves: Vec<f64> = ladder
+        .iter()
+        .map(|r| r["priceMovePct"].as_f64().unwrap())
+        .collect();
+    assert_eq!(moves, [-10.0, -5.0, -2.5, 2.5, 5.0, 10.0], "{q:#}");
+    assert_eq!(ladder[0]["exitPriceRaw"], "745203", "828003 × 9/10, rounded");
+    assert_eq!(ladder[0]["liquidated"], true);
+    assert_eq!(ladder[0]["netPnlUsd"], -50.0);
+    assert!(ladder[1..].iter().all(|r| r["liquidated"] == false), "{q:#}");
+    // The finer ladder stays in `scenarios`.
+    assert_eq!(q["scenarios"].as_array().unwrap().len(), 13);
+    let nets: Vec<i128> = ladder
+        .iter()
+        .map(|r| r["netPnlRaw"].as_str().unwrap().parse().unwrap())
+        .collect();
+    let hi = ladder
+        .iter()
+        .max_by_key(|r| r["netPnlRaw"].as_str().unwrap().parse::<i128>().unwrap())
+        .unwrap();
+    assert!(nets.windows(2).all(|w| w[0] < w[1]), "{nets:?}");
+    let said = text(&client, "quote_open_position", ask).await;
+    assert_eq!(
+        said,
+        format!(
+            "LONG BTC 10x with $50.00 margin: notional $500.00, entry 82800.3, bust {} ({}% away). The relayer would reject this order: {}. Ladder: -$50.00 to {}. Quote only, nothing was placed.",
+            q["bustPrice"],
+            q["bustDistancePct"],
+            q["invalidReason"].as_str().unwrap(),
+            dollars(&hi["netPnlRaw"]),
+        )
+    );
+    // An order the relayer takes, short: the liquidation is the last (highest) step.
+    let ask = json!({"market": "BTC", "side": "short", "marginUsd": 100, "leverage": 500});
+    let q = answer(&client, "quote_open_position", ask.clone()).await;
+    let ladder = q["ladder"].as_array().unwrap();
+    assert_eq!(ladder[0]["priceMovePct"], -0.2);
+    assert_eq!(ladder[5]["priceMovePct"], 0.2);
+    assert_eq!(ladder[5]["liquidated"], true);
+    assert_eq!(ladder[5]["netPnlUsd"], -100.0);
+    let said = text(&client, "quote_open_position", ask).await;
+    assert!(
+        said.contains("The relayer would accept this order. Ladder: -$100.00 to $")
+            && said.starts_with("SHORT BTC 500x with $100.00 margin: notional $50,000.00, entry 82800.3, bust "),
+        "{said}"
+    );
+    client.cancel().await.unwrap();
+}
+
+/// `build_trade_plan` (001): the seed's four steps in its order, and beside each the command
+/// that does the same here; the enable step knows when the wallet's key is already active.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_trade_plan_has_the_seeds_four_steps_and_the_commands_here() {
+    let sim = sim_at_seed_price().await;
+    let trader = sim.trader(1_000).await;
+    let client = connect(&sim).await;
+    let w = trader.wallet_hex();
+    let ask = json!({"market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500});
+    let plan = answer(&client, "build_trade_plan", ask.clone()).await;
+    let steps: Vec<&str> = plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    assert_eq!(steps.len(), 4, "{plan:#}");
+    let link = plan["link"].as_str().unwrap();
+    assert!(
+        steps[0].starts_with("Open the link: ") && steps[0].contains(link),
+        "{steps:?}"
+    );
+    assert!(steps[1].starts_with("Connect your own wallet on HyperEVM (chain 999)"));
+    assert!(steps[2].starts_with("Enable trading with one gas-free signature"));
+    assert!(steps[2].contains("skip it if trading is already enabled"));
+    assert!(steps[3].starts_with("Review and sign"));
+    let local = plan["localSteps"].as_array().unwrap();
+    let commands: Vec<&str> = local
+        .iter()
+        .map(|s| s["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        commands,
+        [
+            plan["command"].as_str().unwrap(),
+            "export PAPERTRADE_TUI_OWNER=0xYourWallet",
+            "papertrade-tui key new && papertrade-tui key register --external",
+            "papertrade-tui open --market BTC --side long --margin 100 --leverage 500",
+        ]
+    );
+    assert!(
+        local[0]["does"]
+            .as_str()
+            .unwrap()
+            .contains(plan["practiceCommand"].as_str().unwrap())
+    );
+    // No address: no account block at all (the seed's is optional), never `null`.
+    assert!(plan.get("account").is_none(), "{plan:#}");
+
+    let mut with = ask;
+    with["address"] = json!(w);
+    let plan = answer(&client, "build_trade_plan", with).await;
+    let enable = plan["steps"][2].as_str().unwrap();
+    assert!(
+        enable.contains("already done for this wallet, its session key is active until"),
+        "{enable}"
+    );
+    assert_eq!(
+        plan["localSteps"][1]["command"],
+        format!("export PAPERTRADE_TUI_OWNER={w}")
+    );
+    assert!(
+        plan["localSteps"][2]["does"]
+            .as_str()
+            .unwrap()
+            .starts_with("not needed"),
+        "{plan:#}"
+    );
+    assert_eq!(plan["account"]["sessionKey"]["status"], "active");
+    client.cancel().await.unwrap();
+}

@@ -63,14 +63,22 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "quote_open_position",
             seed: Seed::Terminal,
             title: "Quote an open position",
-            description: "Exact pre-trade quote at the current mark: notional, bust price and its distance, whether the relayer would accept the order (valid, invalidReason), and a close ladder of net PnL at favourable and adverse moves. Quote only: nothing is placed.",
+            description: "Exact pre-trade quote at the current mark: notional, bust price and its distance, whether the relayer would accept the order (valid, invalidReason), and the six-step close ladder: net PnL after deadband, impact haircut and the 2% win fee at price moves of -100/L, -50/L, -25/L, +25/L, +50/L and +100/L percent (L the leverage; -100/L % reaches the bust of a long, +100/L % a short's), lowest exit first. `scenarios` holds the finer ladder (±0.1, 0.5, 1, 2, 5, 10 % and the bust). Quote only: nothing is placed.",
             input: schema::object(&open, &["market", "side", "marginUsd", "leverage"]),
             output: quote_output(
                 &[
                     ("bustDistancePct", of("number".into())),
                     ("valid", of("boolean".into())),
                     ("invalidReason", of(json!(["string", "null"]))),
-                    ("ladder", of("array".into())),
+                    (
+                        "ladder",
+                        json!({"type": "array", "minItems": 6, "maxItems": 6, "items": {"type": "object", "properties": {
+                            "priceMovePct": {"type": "number"}, "exitPrice": {"type": "number"},
+                            "exitPriceRaw": {"type": "string"}, "netPnlUsd": {"type": "number"},
+                            "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"}
+                        }, "required": ["priceMovePct", "exitPrice", "exitPriceRaw", "netPnlUsd",
+                                        "netPnlRaw", "liquidated"]}}),
+                    ),
                 ],
                 &["bustDistancePct", "valid", "invalidReason", "ladder"],
             ),
@@ -234,7 +242,7 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "build_trade_plan",
             seed: Seed::Terminal,
             title: "Build a trade plan",
-            description: "Validates an open against the live limits (and an account's balance and side when an address is given), quotes it, and returns an UNSIGNED plan: the browser terminal's deep link (?market=&side=&margin=&leverage=), the papertrade-tui command that opens the same ticket, steps and warnings (always the high-leverage risk). Nothing is signed, sent or placed: the user opens the link, reviews the prefilled ticket and signs in their own wallet.",
+            description: "Validates an open against the live limits (and an account's balance and side when an address is given), quotes it, and returns an UNSIGNED plan: the browser terminal's deep link (?market=&side=&margin=&leverage=), the papertrade-tui command that opens the same ticket, the four steps (open the link, connect on HyperEVM, enable trading with one gas-free signature, review and sign) with localSteps giving the papertrade-tui command for each, and warnings (always the high-leverage risk); account only when an address is given. Nothing is signed, sent or placed: the user opens the link, reviews the prefilled ticket and signs in their own wallet.",
             input: schema::object(&plan, &["market", "side", "marginUsd", "leverage"]),
             output: schema::output(
                 &[
@@ -247,7 +255,13 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("quote", of("object".into())),
                     (
                         "steps",
-                        json!({"type": "array", "items": {"type": "string"}}),
+                        json!({"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "string"}}),
+                    ),
+                    (
+                        "localSteps",
+                        json!({"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "object", "properties": {
+                            "step": {"type": "integer"}, "command": {"type": "string"}, "does": {"type": "string"}
+                        }, "required": ["step", "command", "does"]}}),
                     ),
                     (
                         "warnings",
@@ -255,7 +269,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     ),
                     (
                         "account",
-                        json!({"type": ["object", "null"], "properties": {
+                        json!({"type": "object", "properties": {
                             "address": {"type": "string"}, "availableUsd": {"type": "number"},
                             "availableRaw": {"type": "string"}, "marginEnough": {"type": "boolean"},
                             "sessionKey": {"type": "object"}, "openValidation": {"type": "object"}
@@ -272,8 +286,8 @@ pub fn tools() -> Vec<ToolSpec> {
                     "invalidReason",
                     "quote",
                     "steps",
+                    "localSteps",
                     "warnings",
-                    "account",
                 ],
             ),
             open_world: true,
