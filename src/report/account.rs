@@ -91,6 +91,10 @@ pub fn account_json(
             if let Some(m) = market {
                 row["entryPrice"] = price_json(p.entry_price, m.price_scale);
                 row["bustPrice"] = price_json(p.bust_price, m.price_scale);
+                if let Err(e) = data.mark(m) {
+                    // The mark's figures are left out; this says why.
+                    row["markError"] = json!(crate::text::sanitize_line(&e, 200));
+                }
                 if let Ok(mark) = data.mark(m) {
                     let sc = Position::held(m, p).scenario(fee, mark);
                     let close = CloseValue::at(m, p, fee, mark);

@@ -9,7 +9,7 @@ use crate::client::market_data::MarketData;
 use crate::protocol::account::AccountState;
 use crate::protocol::math::{Capacity, OpenFunds, OpenRejection, check_open, open_capacity};
 use crate::protocol::trading::Instrument;
-use crate::protocol::units::{WAD, price_json, signed, wad_json};
+use crate::protocol::units::{WAD, omit_nulls, price_json, signed, wad_json};
 use crate::quote::{
     Position, Scenario, exit_from_move, fraction_json, ladder_leverages, percent_json,
 };
@@ -88,7 +88,7 @@ fn scenario_json(p: &Position, s: &Scenario) -> Value {
     let scale = p.market.price_scale;
     let net = s.net_pnl(p.margin);
     let movement = i128::from(s.exit) - i128::from(p.entry);
-    json!({
+    let mut row = json!({
         "exitPrice": price_json(s.exit, scale),
         "exitPriceRaw": s.exit.to_string(),
         "priceMovePct": percent_json(movement, u128::from(p.entry), 4),
@@ -108,14 +108,43 @@ fn scenario_json(p: &Position, s: &Scenario) -> Value {
         "netReturnOnMarginPct": percent_json(net, p.margin, 1),
         "keptFractionOfRawGain": (s.gross_pnl > 0).then(|| fraction_json(net, s.gross_pnl as u128, 4)),
         "liquidated": s.liquidated,
-    })
+        "haircutNote": haircut_note(s),
+    });
+    // No haircut, no fraction: left out (never `null`), `haircutNote` says why.
+    omit_nulls(
+        &mut row,
+        &["impactKeptFraction", "keptFractionOfRawGain", "haircutNote"],
+    );
+    row
 }
 
-/// The impact haircut's kept fraction on a win; null for losses, flat exits and liquidations.
+/// The impact haircut's kept fraction on a win; null (then left out) for losses, flat exits and
+/// liquidations, where `haircut_note` says why.
 fn keep_json(s: &Scenario) -> Value {
     match s.valuation.keep {
         Some(k) if !s.liquidated => fraction_json(signed(k), WAD, 4),
         _ => Value::Null,
+    }
+}
+
+/// Why a scenario has no impact haircut (and so no kept fractions), if it has none.
+fn haircut_note(s: &Scenario) -> Option<&'static str> {
+    if s.liquidated {
+        Some("liquidated: the whole margin is lost, nothing is haircut")
+    } else if s.valuation.keep.is_some() {
+        None
+    } else if s.gross_pnl > 0 {
+        Some("flat: the move is inside the deadband and settles at entry")
+    } else {
+        Some("a loss is paid 1:1, never haircut")
+    }
+}
+
+/// `markPrice` when the live mark is known, else `markError` saying why (never a `null` price).
+fn put_mark(v: &mut Value, data: &MarketData, market: &Instrument) {
+    match data.mark(market) {
+        Ok(m) => v["markPrice"] = price_json(m, market.price_scale),
+        Err(e) => v["markError"] = json!(crate::text::sanitize_line(&e, 200)),
     }
 }
 
@@ -185,7 +214,7 @@ impl Quote<'_> {
         let p = &self.position;
         let market = p.market;
         let bust = p.bust();
-        json!({
+        let mut v = json!({
             "market": market.symbol,
             "side": input::side_label(p.is_long),
             "marginUsd": wad_json(signed(p.margin), 6),
@@ -196,7 +225,6 @@ impl Quote<'_> {
             "entryPrice": price_json(p.entry, market.price_scale),
             "entryPriceRaw": p.entry.to_string(),
             "entrySource": self.entry_source,
-            "markPrice": self.live_mark.map(|m| price_json(m, market.price_scale)),
             "bustPrice": price_json(bust, market.price_scale),
             "bustPriceRaw": bust.to_string(),
             "distanceToBustPct": percent_json(i128::from(p.entry.abs_diff(bust)), u128::from(p.entry), 4),
@@ -209,7 +237,9 @@ impl Quote<'_> {
             "winFeeRateRaw": self.fee.to_string(),
             "parameters": self.data.parameters_json(),
             "scenarios": self.scenarios.iter().map(|s| scenario_json(p, s)).collect::<Vec<_>>(),
-        })
+        });
+        put_mark(&mut v, self.data, market);
+        v
     }
 }
 
@@ -289,7 +319,6 @@ pub struct Ladder<'a> {
     pub margin: u128,
     pub entry: u64,
     pub entry_source: &'static str,
-    pub live_mark: Option<u64>,
     pub steps: Vec<(Position<'a>, Result<(), OpenRejection>)>,
 }
 
@@ -302,8 +331,7 @@ pub fn ladder<'a>(
     let state = &data.state;
     let market = input::market(state, t.market)?;
     let (entry, entry_source) = entry(data, market, entry_text)?;
-    let live_mark = data.mark(market).ok();
-    let oi_price = live_mark.or(Some(entry));
+    let oi_price = data.mark(market).ok().or(Some(entry));
     let steps = ladder_leverages(state.leverage_ceiling(market))
         .into_iter()
         .map(|leverage| {
@@ -325,7 +353,6 @@ pub fn ladder<'a>(
         margin: i.margin,
         entry,
         entry_source,
-        live_mark,
         steps,
     })
 }
@@ -351,18 +378,19 @@ impl Ladder<'_> {
                 })
             })
             .collect();
-        json!({
+        let mut v = json!({
             "market": market.symbol,
             "side": input::side_label(self.is_long),
             "marginUsd": wad_json(signed(self.margin), 6),
             "marginRaw": self.margin.to_string(),
-            "markPrice": self.live_mark.map(|m| price_json(m, market.price_scale)),
             "entryPrice": price_json(entry, market.price_scale),
             "entryPriceRaw": entry.to_string(),
             "entrySource": self.entry_source,
             "parameters": self.data.parameters_json(),
             "steps": steps,
-        })
+        });
+        put_mark(&mut v, self.data, market);
+        v
     }
 }
 
@@ -455,7 +483,10 @@ impl CloseQuote<'_> {
         if let Value::Object(scenario) = scenario_json(p, &self.scenario) {
             obj.extend(scenario);
         }
-        obj.insert("keptFraction".into(), keep_json(&self.scenario));
+        // As the scenario's: left out when no haircut applies, `haircutNote` says why.
+        if let Value::Number(_) = keep_json(&self.scenario) {
+            obj.insert("keptFraction".into(), keep_json(&self.scenario));
+        }
         obj.insert("payoutUsd".into(), usd_json(self.payout));
         obj.insert("payoutRaw".into(), json!(self.payout.to_string()));
         obj.insert("parameters".into(), self.data.parameters_json());

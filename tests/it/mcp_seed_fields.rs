@@ -230,3 +230,131 @@ async fn the_trade_plan_has_the_seeds_four_steps_and_the_commands_here() {
     assert_eq!(plan["account"]["sessionKey"]["status"], "active");
     client.cancel().await.unwrap();
 }
+
+/// The keys the SDK's and the terminal's seeds type as numbers that a missing mark, a loss or an
+/// empty window could leave without a value: never `null`, anywhere in `v`.
+fn assert_no_null_numbers(name: &str, v: &Value) {
+    const NUMBERS: [&str; 10] = [
+        "markPrice",
+        "keptFraction",
+        "impactKeptFraction",
+        "keptFractionOfRawGain",
+        "changePct",
+        "oiUsd",
+        "capUsd",
+        "entry",
+        "exit",
+        "pnlUsd",
+    ];
+    match v {
+        Value::Object(o) => {
+            for (k, x) in o {
+                assert!(
+                    !(x.is_null() && NUMBERS.contains(&k.as_str())),
+                    "{name}: {k} is null in {v}"
+                );
+                assert_no_null_numbers(name, x);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| assert_no_null_numbers(name, x)),
+        _ => {}
+    }
+}
+
+/// `papertrade_markets.markPrice` is a number in the SDK seed's schema: a market whose book cannot
+/// be read has no `markPrice` (nor the USD figures priced at it) and `markError` says why; a loss
+/// has no kept fraction and `haircutNote` says why. Never `null`.
+#[test]
+fn a_missing_mark_or_haircut_is_left_out_and_said_never_null() {
+    use crate::support::FixtureServer;
+    use papertrade_tui::client::{ExchangeHttp, HttpConfig};
+    use papertrade_tui::mcp::Reads;
+    use papertrade_tui::protocol::order::Deadlines;
+
+    let server = FixtureServer::start();
+    server
+        .fixture
+        .lock()
+        .unwrap()
+        .books
+        .retain(|(c, _, _)| c != "ETH");
+    let reads = Reads {
+        http: ExchangeHttp::new(&server.api(), &server.info(), HttpConfig::default()),
+        data_dir: std::env::temp_dir().join("papertrade-tui-mcp-test-no-history"),
+        deadlines: Deadlines::default(),
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let server = Server::new(reads, &[]);
+        let (server_side, client_side) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            if let Ok(running) = server.serve(server_side).await {
+                let _ = running.waiting().await;
+            }
+        });
+        let client = Client {
+            version: ProtocolVersion::V_2025_06_18,
+        }
+        .serve(client_side)
+        .await
+        .unwrap();
+        for name in ["papertrade_markets", "list_markets"] {
+            let m = answer(&client, name, json!({})).await;
+            assert_no_null_numbers(name, &m);
+            let eth = &m["markets"][1];
+            assert_eq!(eth["symbol"], "ETH");
+            assert!(eth.get("markPrice").is_none(), "{name}: {eth}");
+            assert!(eth.get("markPriceRaw").is_none(), "{name}: {eth}");
+            assert!(
+                eth["markError"].as_str().unwrap().contains("l2Book ETH"),
+                "{name}: {eth}"
+            );
+            assert!(eth["long"].get("oiUsd").is_none(), "{eth}");
+            // The raw quantities need no mark.
+            assert!(eth["long"]["oiRaw"].is_string(), "{eth}");
+            assert!(eth["long"]["capRaw"].is_string(), "{eth}");
+            let btc = &m["markets"][0];
+            assert_eq!(btc["markPrice"], 82800.3, "{name}");
+            assert!(btc.get("markError").is_none(), "{name}: {btc}");
+        }
+        // Quoted at a given entry, without a live mark: the mark is left out and said.
+        let e = answer(
+            &client,
+            "papertrade_estimate_position",
+            json!({"market": "ETH", "side": "long", "marginUsd": 100, "leverage": 20, "entryPrice": 2500}),
+        )
+        .await;
+        assert_no_null_numbers("papertrade_estimate_position", &e);
+        assert!(e.get("markPrice").is_none(), "{e}");
+        assert!(e["markError"].as_str().unwrap().contains("l2Book ETH"), "{e}");
+        let loss = e["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["netPnlUsd"].as_f64().unwrap() < 0.0 && s["liquidated"] == false)
+            .unwrap();
+        assert!(loss.get("impactKeptFraction").is_none(), "{loss}");
+        assert!(loss.get("keptFractionOfRawGain").is_none(), "{loss}");
+        assert_eq!(loss["haircutNote"], "a loss is paid 1:1, never haircut");
+        let win = e["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["netPnlUsd"].as_f64().unwrap() > 0.0)
+            .unwrap();
+        assert!(win["impactKeptFraction"].is_number(), "{win}");
+        assert!(win.get("haircutNote").is_none(), "{win}");
+        // A close at a loss: no kept fraction, and why.
+        let c = answer(
+            &client,
+            "quote_close_position",
+            json!({"market": "BTC", "side": "long", "entryPrice": 83000, "exitPrice": 82900, "marginUsd": 100, "leverage": 100}),
+        )
+        .await;
+        assert_no_null_numbers("quote_close_position", &c);
+        assert!(c.get("keptFraction").is_none(), "{c}");
+        assert_eq!(c["haircutNote"], "a loss is paid 1:1, never haircut");
+        client.cancel().await.unwrap();
+    });
+    drop(runtime);
+}

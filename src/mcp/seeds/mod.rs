@@ -70,9 +70,14 @@ fn quote_output(extra: &[(&str, Value)], required: &[&str]) -> serde_json::Map<S
             "scenarios",
             serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
                 "exitPrice": {"type": "number"}, "netPnlUsd": {"type": "number"},
-                "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"}
+                "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"},
+                "impactKeptFraction": {"type": "number"}, "keptFractionOfRawGain": {"type": "number"},
+                "haircutNote": {"type": "string"}
             }, "required": ["exitPrice", "netPnlUsd", "netPnlRaw", "liquidated"]}}),
         ),
+        // The live mark, or why there is none.
+        ("markPrice", of("number".into())),
+        ("markError", of("string".into())),
     ];
     fields.extend(extra.iter().cloned());
     let mut req = vec![
@@ -105,11 +110,12 @@ fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
             "markets",
             serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
                 "symbol": {"type": "string"}, "id": {"type": "integer"},
-                "markPrice": {"type": ["number", "null"]}, "maxLeverage": {"type": "integer"},
+                "markPrice": {"type": "number"}, "markPriceRaw": {"type": "string"},
+                "markError": {"type": "string"}, "maxLeverage": {"type": "integer"},
                 "status": {"type": "string"}, "openable": {"type": "boolean"},
                 "closeOnly": {"type": "boolean"}, "paused": {"type": "boolean"},
                 "maxPositionNotionalUsd": {"type": "number"}
-            }, "required": ["symbol", "id", "markPrice", "maxLeverage", "status", "openable",
+            }, "required": ["symbol", "id", "maxLeverage", "status", "openable",
                             "closeOnly", "paused", "maxPositionNotionalUsd"]}}),
         ),
     ];
@@ -136,7 +142,8 @@ fn wallet_positions_output() -> serde_json::Map<String, Value> {
                     "side": {"type": "string"}, "leverage": {"type": "integer"},
                     "marginUsd": {"type": "number"}, "marginRaw": {"type": "string"},
                     "notionalUsd": {"type": "number"}, "bustPriceRaw": {"type": "string"},
-                    "distanceToLiquidationPct": {"type": "number"}
+                    "distanceToLiquidationPct": {"type": "number"}, "markPrice": {"type": "number"},
+                    "markError": {"type": "string"}
                 }, "required": ["positionId", "market", "side", "leverage", "marginUsd",
                                 "marginRaw", "notionalUsd", "bustPriceRaw"]}}),
             ),

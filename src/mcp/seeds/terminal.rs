@@ -96,7 +96,8 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("market", of("string".into())),
                     ("side", of("string".into())),
                     ("marginUsd", of("number".into())),
-                    ("markPrice", of(json!(["number", "null"]))),
+                    ("markPrice", of("number".into())),
+                    ("markError", of("string".into())),
                     (
                         "steps",
                         json!({"type": "array", "items": {"type": "object", "properties": {
@@ -108,7 +109,7 @@ pub fn tools() -> Vec<ToolSpec> {
                                         "bustDistancePct", "valid", "invalidReason"]}}),
                     ),
                 ],
-                &["market", "side", "marginUsd", "markPrice", "steps"],
+                &["market", "side", "marginUsd", "steps"],
             ),
             open_world: true,
             implementation: Implementation::Ladder,
@@ -131,7 +132,8 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("winFeeUsd", of("number".into())),
                     ("netPnlUsd", of("number".into())),
                     ("netPnlRaw", of("string".into())),
-                    ("keptFraction", of(json!(["number", "null"]))),
+                    ("keptFraction", of("number".into())),
+                    ("haircutNote", of("string".into())),
                     ("liquidated", of("boolean".into())),
                     ("payoutUsd", of("number".into())),
                     ("payoutRaw", of("string".into())),
@@ -144,7 +146,6 @@ pub fn tools() -> Vec<ToolSpec> {
                     "winFeeUsd",
                     "netPnlUsd",
                     "netPnlRaw",
-                    "keptFraction",
                     "liquidated",
                     "payoutUsd",
                     "payoutRaw",
@@ -200,7 +201,14 @@ pub fn tools() -> Vec<ToolSpec> {
             output: schema::output(
                 &[
                     ("count", of("integer".into())),
-                    ("events", of("array".into())),
+                    (
+                        "events",
+                        json!({"type": "array", "items": {"type": "object", "properties": {
+                            "time": {"type": "integer"}, "notionalUsd": {"type": "number"},
+                            "leverage": {"type": "integer"}, "entry": {"type": "number"},
+                            "exit": {"type": "number"}, "pnlUsd": {"type": "number"}
+                        }}}),
+                    ),
                 ],
                 &["count", "events"],
             ),
@@ -231,9 +239,10 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("market", of("string".into())),
                     ("interval", of("string".into())),
                     ("candles", of("array".into())),
-                    ("changePct", of(json!(["number", "null"]))),
+                    ("changePct", of("number".into())),
+                    ("changeNote", of("string".into())),
                 ],
-                &["market", "interval", "candles", "changePct"],
+                &["market", "interval", "candles"],
             ),
             open_world: true,
             implementation: Implementation::Candles,
