@@ -7,7 +7,10 @@ use serde_json::{Value, json};
 use crate::client::ExchangeHttp;
 use crate::client::market_data::MarketData;
 use crate::protocol::account::AccountState;
-use crate::protocol::math::{Capacity, OpenFunds, OpenRejection, check_open, open_capacity};
+use crate::protocol::math::{
+    Capacity, OpenFunds, OpenRejection, check_open, mint_amount, mint_basis, open_capacity,
+};
+use crate::protocol::stats::Summary;
 use crate::protocol::trading::Instrument;
 use crate::protocol::units::{WAD, omit_nulls, price_json, signed, wad_json};
 use crate::quote::{
@@ -244,6 +247,61 @@ impl Quote<'_> {
 }
 
 impl Quote<'_> {
+    /// The SDK seed's per-scenario "PAPER mint basis" (§5.5, `protocol::math::mint_basis`):
+    /// each scenario gets `paperMintBasisUsd`/`…Raw` and the PAPER it would mint now at the
+    /// summary's point of the mint curve (`estimatedPaper`/`…Raw`, as `papertrade_paper_mint`
+    /// names them), and `v` a `paperMint` block with the rate and the payout queue's state. A
+    /// loss's basis depends on that queue: with no summary, a loss's basis and every PAPER figure
+    /// are left out and `paperMintError` says why (a win's basis is 0, a liquidation's the margin,
+    /// whatever the queue).
+    pub fn add_paper_mint(&self, v: &mut Value, summary: Result<&Summary, String>) {
+        let p = &self.position;
+        let (queue_active, rate) = match &summary {
+            Ok(s) => (Some(s.balances.queue > 0), Some(s.mint_rate())),
+            Err(_) => (None, None),
+        };
+        let Some(rows) = v["scenarios"].as_array_mut() else {
+            return;
+        };
+        for (row, s) in rows.iter_mut().zip(&self.scenarios) {
+            let net = s.net_pnl(p.margin);
+            let basis = match queue_active {
+                Some(active) => Some(mint_basis(p.margin, net, s.liquidated, active)),
+                // Either queue state gives the same basis here.
+                None if s.liquidated || net >= 0 => {
+                    Some(mint_basis(p.margin, net, s.liquidated, false))
+                }
+                None => None,
+            };
+            if let Some(basis) = basis {
+                row["paperMintBasisUsd"] = wad_json(signed(basis), 6);
+                row["paperMintBasisRaw"] = json!(basis.to_string());
+                if let Some(rate) = rate {
+                    let paper = mint_amount(basis, rate);
+                    row["estimatedPaper"] = wad_json(signed(paper), 6);
+                    row["estimatedPaperRaw"] = json!(paper.to_string());
+                }
+            }
+        }
+        match (summary, queue_active, rate) {
+            (Ok(_), Some(active), Some(rate)) => {
+                v["paperMint"] = json!({
+                    "paperPerUsd": wad_json(signed(rate), 6),
+                    "paperPerUsdRaw": rate.to_string(),
+                    "payoutQueueActive": active,
+                    "basisRule": "the whole margin on a liquidation; on a loss, the loss less the 2% LP-side fee while the payout queue is empty, the whole loss while it is active; nothing on a win",
+                });
+            }
+            (Err(e), _, _) => {
+                v["paperMintError"] = json!(format!(
+                    "the protocol summary could not be read ({}): a loss's mint basis (it depends on the payout queue) and the PAPER figures are left out",
+                    crate::text::sanitize_line(&e, 200)
+                ));
+            }
+            _ => {}
+        }
+    }
+
     /// The browser terminal's six-step close ladder at this quote's entry
     /// (`quote::CLOSE_LADDER_QUARTERS`), lowest exit first.
     pub fn close_ladder(&self) -> Vec<Scenario> {

@@ -344,6 +344,15 @@ fn a_missing_mark_or_haircut_is_left_out_and_said_never_null() {
             .unwrap();
         assert!(win["impactKeptFraction"].is_number(), "{win}");
         assert!(win.get("haircutNote").is_none(), "{win}");
+        // No protocol summary here: a loss's mint basis depends on the payout queue, so it is
+        // left out and said; a win's is 0 whatever the queue; no PAPER figures without a rate.
+        assert!(
+            e["paperMintError"].as_str().unwrap().contains("summary"),
+            "{e}"
+        );
+        assert!(loss.get("paperMintBasisRaw").is_none(), "{loss}");
+        assert_eq!(win["paperMintBasisRaw"], "0", "{win}");
+        assert!(win.get("estimatedPaper").is_none(), "{win}");
         // A close at a loss: no kept fraction, and why.
         let c = answer(
             &client,
@@ -357,4 +366,58 @@ fn a_missing_mark_or_haircut_is_left_out_and_said_never_null() {
         client.cancel().await.unwrap();
     });
     drop(runtime);
+}
+
+/// `floor(basis·rate/1e18)` in u128 without overflow (basis and rate are wads).
+fn minted(basis: u128, rate: u128) -> u128 {
+    const WAD: u128 = 1_000_000_000_000_000_000;
+    (basis / WAD) * rate + (basis % WAD) * rate / WAD
+}
+
+fn raw(v: &Value) -> u128 {
+    v.as_str().unwrap().parse().unwrap()
+}
+
+/// `papertrade_estimate_position` (000): each scenario's PAPER mint basis, as the seed's
+/// description promises ("net PnL and PAPER mint basis"): the whole margin on a liquidation, a
+/// loss less the 2% LP-side fee while the payout queue is empty, nothing on a win; and the PAPER it
+/// mints at `papertrade_paper_mint`'s rate, in integers at 18 decimals.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_estimate_gives_each_scenarios_paper_mint_basis() {
+    let sim = sim_at_seed_price().await;
+    let client = connect(&sim).await;
+    let margin = 10u128 * 1_000_000_000_000_000_000;
+    let e = answer(
+        &client,
+        "papertrade_estimate_position",
+        json!({"market": "BTC", "side": "long", "marginUsd": 10, "leverage": 100}),
+    )
+    .await;
+    let rate = raw(
+        &answer(&client, "papertrade_paper_mint", json!({})).await["paperPerUsdRaw"],
+    );
+    assert_eq!(e["paperMint"]["paperPerUsdRaw"], rate.to_string(), "{e:#}");
+    assert_eq!(e["paperMint"]["payoutQueueActive"], false);
+    let rows = e["scenarios"].as_array().unwrap();
+    let (mut liquidations, mut losses, mut wins) = (0, 0, 0);
+    for s in rows {
+        let net: i128 = s["netPnlRaw"].as_str().unwrap().parse().unwrap();
+        let basis = raw(&s["paperMintBasisRaw"]);
+        let expect = if s["liquidated"] == true {
+            liquidations += 1;
+            margin
+        } else if net < 0 {
+            losses += 1;
+            let loss = net.unsigned_abs();
+            loss - loss * 2 / 100
+        } else {
+            wins += 1;
+            0
+        };
+        assert_eq!(basis, expect, "{s}");
+        assert_eq!(raw(&s["estimatedPaperRaw"]), minted(basis, rate), "{s}");
+        assert!(s["paperMintBasisUsd"].is_number(), "{s}");
+    }
+    assert!(liquidations >= 1 && losses >= 2 && wins >= 6, "{e:#}");
+    client.cancel().await.unwrap();
 }

@@ -72,7 +72,9 @@ fn quote_output(extra: &[(&str, Value)], required: &[&str]) -> serde_json::Map<S
                 "exitPrice": {"type": "number"}, "netPnlUsd": {"type": "number"},
                 "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"},
                 "impactKeptFraction": {"type": "number"}, "keptFractionOfRawGain": {"type": "number"},
-                "haircutNote": {"type": "string"}
+                "haircutNote": {"type": "string"},
+                "paperMintBasisUsd": {"type": "number"}, "paperMintBasisRaw": {"type": "string"},
+                "estimatedPaper": {"type": "number"}, "estimatedPaperRaw": {"type": "string"}
             }, "required": ["exitPrice", "netPnlUsd", "netPnlRaw", "liquidated"]}}),
         ),
         // The live mark, or why there is none.

@@ -84,6 +84,12 @@ pub(super) async fn quote(reads: &Reads, view: QuoteView, a: &Args<'_>) -> Resul
         let text = terminal_text(&value, &q);
         return Ok(Answer { text, value });
     }
+    if view == QuoteView::Sdk {
+        let summary = crate::client::explorer::summary(&reads.http)
+            .await
+            .map_err(|e| e.to_string());
+        q.add_paper_mint(&mut value, summary.as_ref().map_err(Clone::clone));
+    }
     let accepted = value["openValidation"]["accepted"] == json!(true);
     let text = format!(
         "{} {} {}x with ${} margin: notional ${}, entry {} ({}), bust {} ({}% away). {} Quote only: nothing was opened or signed.",
