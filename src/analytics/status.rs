@@ -89,7 +89,15 @@ pub fn status_json(i: &Inputs<'_>) -> Value {
     // What could not be read is left out, never `null`: `unavailable` says why.
     crate::protocol::units::omit_nulls(
         &mut v,
-        &["tvlUsd", "tvlRaw", "lpUsd", "lpRaw", "volumeUsd", "volumeRaw", "openPositions"],
+        &[
+            "tvlUsd",
+            "tvlRaw",
+            "lpUsd",
+            "lpRaw",
+            "volumeUsd",
+            "volumeRaw",
+            "openPositions",
+        ],
     );
     if let Some(relayer) = v.get_mut("relayer") {
         crate::protocol::units::omit_nulls(relayer, &["ok"]);

@@ -821,7 +821,11 @@ mod tests {
         let mut state = fold.state().unwrap().clone();
         assert_eq!(state.active_session_keys().count(), 1);
         state.indexed_through_timestamp = 1_794_285_240;
-        assert_eq!(state.active_session_keys().count(), 0, "expired at its expiry");
+        assert_eq!(
+            state.active_session_keys().count(),
+            0,
+            "expired at its expiry"
+        );
         state.indexed_through_timestamp = 1_794_285_239;
         assert_eq!(state.active_session_keys().count(), 1);
     }

@@ -149,7 +149,7 @@ pub fn operation_json(o: &Operation, state: &TradingState, ranks: &BTreeMap<Stri
         ("openPosition", Some(a)) => Some(wad_json(signed(a), 6)),
         _ => None,
     };
-    json!({
+    let mut v = json!({
         "intentId": id,
         "action": o.action,
         "market": o.instrument_id.map(|i| symbol(state, i)),
@@ -160,5 +160,22 @@ pub fn operation_json(o: &Operation, state: &TradingState, ranks: &BTreeMap<Stri
         "acceptedAt": o.accepted_at_ms,
         "deadline": o.deadline,
         "queueRank": ranks.get(&id),
-    })
+    });
+    // Figures an action does not carry are left out, never `null` (the `action` says why); a
+    // rank the relayer did not give is said.
+    if !ranks.contains_key(&id) {
+        v["queueRankNote"] = json!("the relayer's queue rank for this intent was not available");
+    }
+    crate::protocol::units::omit_nulls(
+        &mut v,
+        &[
+            "amountUsd",
+            "leverage",
+            "queueRank",
+            "market",
+            "side",
+            "closePositionIds",
+        ],
+    );
+    v
 }

@@ -18,7 +18,11 @@ pub fn markets_json(data: &MarketData) -> Value {
         .map(|m| {
             let mark = data.mark(m);
             let side = |oi: u128, cap: Cap| {
-                let usd_of = |q: u128| mark.as_ref().ok().map(|mk| wad_json(signed(base_to_usd(q, *mk, m)), 2));
+                let usd_of = |q: u128| {
+                    mark.as_ref()
+                        .ok()
+                        .map(|mk| wad_json(signed(base_to_usd(q, *mk, m)), 2))
+                };
                 let (cap_raw, cap_usd) = match cap {
                     Cap::Unlimited => (Value::Null, Value::Null),
                     Cap::Limit(c) => (Value::String(c.to_string()), json!(usd_of(c))),

@@ -361,7 +361,10 @@ impl Engine {
                 win_fee: 0,
                 paid_now: 0,
                 queued: 0,
-                paper: mint_amount(mint_basis(margin, -(margin as i128), true, queue_active), rate),
+                paper: mint_amount(
+                    mint_basis(margin, -(margin as i128), true, queue_active),
+                    rate,
+                ),
                 liquidated: true,
                 position,
             };

@@ -57,6 +57,9 @@ async fn wallet_positions_say_whether_trading_is_enabled_and_stop_at_fifty() {
         .shared
         .with_engine(|e| e.accounts[&trader.address()].state.open_positions.len());
     assert_eq!(held, 51);
+    // One open still queued: its pending operation has no `null` figures.
+    let (body, _) = trader.open(sim.now_s(), 1, false, 10, 100);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
     // Funded, but no session key ever registered.
     let keyless = crate::simkit::Trader::new();
     sim.control(
@@ -73,13 +76,22 @@ async fn wallet_positions_say_whether_trading_is_enabled_and_stop_at_fifty() {
     assert_eq!(v["positions"].as_array().unwrap().len(), 50);
     assert_eq!(v["totalPositions"], 51);
     assert_eq!(v["truncated"], true);
+    let op = v["pendingOperations"][0].as_object().unwrap();
+    assert_eq!(op["action"], "openPosition", "{op:?}");
+    assert!(op.values().all(|x| !x.is_null()), "{op:?}");
+    assert_eq!(op["leverage"], 100);
     let said = text(&client, "get_wallet_positions", json!({"address": w})).await;
     assert!(
         said.contains("51 open position(s) (the first 50 listed"),
         "{said}"
     );
     // The SDK's tool documents no cap: it lists them all.
-    let all = answer(&client, "papertrade_wallet_positions", json!({"address": w})).await;
+    let all = answer(
+        &client,
+        "papertrade_wallet_positions",
+        json!({"address": w}),
+    )
+    .await;
     assert_eq!(all["positions"].as_array().unwrap().len(), 51);
     assert_eq!(all["tradingEnabled"], true);
 
@@ -116,10 +128,16 @@ async fn the_open_quote_has_the_seeds_six_step_ladder_and_its_text() {
         .map(|r| r["priceMovePct"].as_f64().unwrap())
         .collect();
     assert_eq!(moves, [-10.0, -5.0, -2.5, 2.5, 5.0, 10.0], "{q:#}");
-    assert_eq!(ladder[0]["exitPriceRaw"], "745203", "828003 × 9/10, rounded");
+    assert_eq!(
+        ladder[0]["exitPriceRaw"], "745203",
+        "828003 × 9/10, rounded"
+    );
     assert_eq!(ladder[0]["liquidated"], true);
     assert_eq!(ladder[0]["netPnlUsd"], -50.0);
-    assert!(ladder[1..].iter().all(|r| r["liquidated"] == false), "{q:#}");
+    assert!(
+        ladder[1..].iter().all(|r| r["liquidated"] == false),
+        "{q:#}"
+    );
     // The finer ladder stays in `scenarios`.
     assert_eq!(q["scenarios"].as_array().unwrap().len(), 13);
     let nets: Vec<i128> = ladder
@@ -153,7 +171,9 @@ async fn the_open_quote_has_the_seeds_six_step_ladder_and_its_text() {
     let said = text(&client, "quote_open_position", ask).await;
     assert!(
         said.contains("The relayer would accept this order. Ladder: -$100.00 to $")
-            && said.starts_with("SHORT BTC 500x with $100.00 margin: notional $50,000.00, entry 82800.3, bust "),
+            && said.starts_with(
+                "SHORT BTC 500x with $100.00 margin: notional $50,000.00, entry 82800.3, bust "
+            ),
         "{said}"
     );
     client.cancel().await.unwrap();
@@ -393,9 +413,7 @@ async fn the_estimate_gives_each_scenarios_paper_mint_basis() {
         json!({"market": "BTC", "side": "long", "marginUsd": 10, "leverage": 100}),
     )
     .await;
-    let rate = raw(
-        &answer(&client, "papertrade_paper_mint", json!({})).await["paperPerUsdRaw"],
-    );
+    let rate = raw(&answer(&client, "papertrade_paper_mint", json!({})).await["paperPerUsdRaw"]);
     assert_eq!(e["paperMint"]["paperPerUsdRaw"], rate.to_string(), "{e:#}");
     assert_eq!(e["paperMint"]["payoutQueueActive"], false);
     let rows = e["scenarios"].as_array().unwrap();

@@ -132,14 +132,14 @@ fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
 fn wallet_positions_output() -> serde_json::Map<String, Value> {
     use schema::of;
     let fields = [
-            ("address", of("string".into())),
-            ("balanceUsd", of("number".into())),
-            ("balanceRaw", of("string".into())),
-            ("availableUsd", of("number".into())),
-            ("queuedUsd", of("number".into())),
-            (
-                "positions",
-                serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
+        ("address", of("string".into())),
+        ("balanceUsd", of("number".into())),
+        ("balanceRaw", of("string".into())),
+        ("availableUsd", of("number".into())),
+        ("queuedUsd", of("number".into())),
+        (
+            "positions",
+            serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
                     "positionId": {"type": "string"}, "market": {"type": "string"},
                     "side": {"type": "string"}, "leverage": {"type": "integer"},
                     "marginUsd": {"type": "number"}, "marginRaw": {"type": "string"},
@@ -148,17 +148,17 @@ fn wallet_positions_output() -> serde_json::Map<String, Value> {
                     "markError": {"type": "string"}
                 }, "required": ["positionId", "market", "side", "leverage", "marginUsd",
                                 "marginRaw", "notionalUsd", "bustPriceRaw"]}}),
-            ),
-            ("pendingOperations", of("array".into())),
-            ("tradingEnabled", of("boolean".into())),
-            (
-                "sessionKey",
-                serde_json::json!({"type": "object", "properties": {
+        ),
+        ("pendingOperations", of("array".into())),
+        ("tradingEnabled", of("boolean".into())),
+        (
+            "sessionKey",
+            serde_json::json!({"type": "object", "properties": {
                     "status": {"type": "string", "enum": ["active", "expired", "none"]},
                     "key": {"type": "string"}, "expiresAt": {"type": "integer"},
                     "active": {"type": "integer"}
                 }, "required": ["status", "active"]}),
-            ),
+        ),
     ];
     let required = [
         "address",

@@ -99,7 +99,9 @@ fn cap_positions(value: &mut Value) -> String {
     value["totalPositions"] = json!(total);
     value["truncated"] = json!(truncated);
     if truncated {
-        format!(" (the first {TERMINAL_POSITIONS_LIMIT} listed; papertrade_wallet_positions lists all)")
+        format!(
+            " (the first {TERMINAL_POSITIONS_LIMIT} listed; papertrade_wallet_positions lists all)"
+        )
     } else {
         String::new()
     }

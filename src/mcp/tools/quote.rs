@@ -382,11 +382,11 @@ fn plan_steps(t: &PlanTicket) -> (Vec<String>, Vec<Value>) {
         json!({"step": 2, "command": format!("export PAPERTRADE_TUI_OWNER={owner}"),
                "does": "names the wallet papertrade-tui trades for (or pass --owner); it reads and trades on HyperEVM's exchange with no wallet to connect"}),
         json!({"step": 3, "command": "papertrade-tui key new && papertrade-tui key register --external",
-               "does": if active_until.is_some() {
-                   "not needed: the session key is active (`papertrade-tui key show` shows it); run `key register` again before it expires to extend it"
-               } else {
-                   "generates a session key here and has your own wallet sign RegisterSessionKey once (--owner-keystore PATH signs with a keystore file instead; `g` in the terminal UI does the same)"
-               }}),
+        "does": if active_until.is_some() {
+            "not needed: the session key is active (`papertrade-tui key show` shows it); run `key register` again before it expires to extend it"
+        } else {
+            "generates a session key here and has your own wallet sign RegisterSessionKey once (--owner-keystore PATH signs with a keystore file instead; `g` in the terminal UI does the same)"
+        }}),
         json!({"step": 4, "command": t.open,
                "does": "restates the open, checks it against the live limits and the account, and asks before the session key signs (the terminal UI's ticket asks the same on Enter)"}),
     ];

@@ -113,7 +113,10 @@ mod tests {
             mint_basis(10 * WAD, loss, false, true),
             108_141_232_449_579_150
         );
-        assert_eq!(mint_basis(10 * WAD, -10 * WAD as i128, true, false), 10 * WAD);
+        assert_eq!(
+            mint_basis(10 * WAD, -10 * WAD as i128, true, false),
+            10 * WAD
+        );
         assert_eq!(mint_basis(10 * WAD, 5, false, false), 0);
         assert_eq!(mint_basis(10 * WAD, 0, false, true), 0);
     }
