@@ -17,6 +17,12 @@ pub(crate) const LADDER_LEVERAGES: [u32; 11] = [1, 2, 3, 5, 10, 25, 50, 100, 250
 /// Price moves (percent, signed in the position's favour) of the default scenario ladder.
 pub(crate) const DEFAULT_MOVES_PCT: [&str; 6] = ["0.1", "0.5", "1", "2", "5", "10"];
 
+/// The browser terminal's six-step close ladder (`quote_open_position`'s `ladder`), in quarters
+/// of the move that takes the whole margin at leverage L (100/L percent), adverse to favourable
+/// for a long: −100/L % is at or past the bust, so the first (long) or last (short) step is
+/// always the liquidation, and the others show what the same stake earns or loses on the way.
+pub(crate) const CLOSE_LADDER_QUARTERS: [i64; 6] = [-4, -2, -1, 1, 2, 4];
+
 /// One exit scenario of a position. Amounts are wads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scenario {
@@ -147,6 +153,23 @@ impl<'a> Position<'a> {
 
     /// The default ladder: favourable and adverse moves of [`DEFAULT_MOVES_PCT`] plus the bust
     /// price itself, ordered by exit price, each exit once.
+    /// The exits of the close ladder ([`CLOSE_LADDER_QUARTERS`]), lowest first:
+    /// `round(entry·(4L + q)/(4L))` for each signed quarter q, half away from zero. Exact in
+    /// integers, so the −100/L % step is `entry·(L−1)/L` (a long's liquidation, the seed's
+    /// 10x example: entry 100,000 → exit 90,000) whatever L is.
+    pub(crate) fn close_ladder_exits(&self) -> Vec<u64> {
+        let quarters = 4 * i128::from(self.leverage);
+        CLOSE_LADDER_QUARTERS
+            .iter()
+            .filter_map(|q| {
+                let factor = u128::try_from(quarters + i128::from(*q)).ok()?;
+                let den = quarters as u128;
+                let exit = (u128::from(self.entry) * factor + den / 2) / den;
+                u64::try_from(exit).ok()
+            })
+            .collect()
+    }
+
     pub(crate) fn default_exits(&self) -> Vec<u64> {
         let mut exits = Vec::new();
         for pct in DEFAULT_MOVES_PCT {
@@ -308,6 +331,43 @@ mod tests {
         assert_eq!(exits.len(), 13);
         assert!(exits.contains(&p.bust()));
         assert!(exits.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    /// The terminal's six steps: the seed's 10x example starts at −10 % (100,000 → 90,000),
+    /// liquidated; the adverse extreme is the liquidation at every leverage and side.
+    #[test]
+    fn the_close_ladder_has_six_steps_and_its_adverse_end_busts() {
+        let s = state();
+        let btc = s.market("BTC").unwrap();
+        let p = Position {
+            market: btc,
+            is_long: true,
+            margin: 50 * WAD,
+            leverage: 10,
+            entry: 1_000_000,
+        };
+        assert_eq!(
+            p.close_ladder_exits(),
+            [900_000, 950_000, 975_000, 1_025_000, 1_050_000, 1_100_000]
+        );
+        for leverage in [1, 2, 3, 7, 10, 333, 1000] {
+            for is_long in [true, false] {
+                let p = Position {
+                    leverage,
+                    is_long,
+                    entry: 828_003,
+                    ..p
+                };
+                let exits = p.close_ladder_exits();
+                assert_eq!(exits.len(), 6, "{leverage}x");
+                assert!(exits.windows(2).all(|w| w[0] < w[1]), "{leverage}x");
+                let adverse = if is_long { exits[0] } else { exits[5] };
+                let fee = s.win_fee_rate();
+                assert!(p.scenario(fee, adverse).liquidated, "{leverage}x {is_long}");
+                let favourable = if is_long { exits[5] } else { exits[0] };
+                assert!(!p.scenario(fee, favourable).liquidated, "{leverage}x");
+            }
+        }
     }
 
     #[test]

@@ -49,7 +49,7 @@ impl MintEstimate {
     /// The SDK tool's result (`paperPerUsd`, `estimatedPaper`) and the rest of its description:
     /// supply, staked and the staked share, each with its exact raw integer.
     pub fn json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "lossBasisUsd": wad_json(signed(self.loss_basis), 6),
             "lossBasisRaw": raw(self.loss_basis),
             "paperPerUsd": wad_json(signed(self.rate), 6),
@@ -61,13 +61,16 @@ impl MintEstimate {
             "paperStaked": wad_json(signed(self.staked), 2),
             "paperStakedRaw": raw(self.staked),
             "stakedSharePct": (self.supply > 0).then(|| percent_json(signed(self.staked), self.supply, 2)),
+            "stakedShareNote": (self.supply == 0).then_some("no PAPER supply yet: no share to give"),
             "curve": {
                 "phase": if self.decaying { "decaying" } else { "flat" },
                 "trackedLpRaw": raw(self.tracked_lp),
                 "tailProgressRaw": raw(self.tail_progress),
             },
             "note": "the basis is the realised loss less the 2% LP-side fee while the payout queue is empty, the full loss while it is active, the full margin on a liquidation (protocol.md §5.5); the rate moves as the LP's tail grows",
-        })
+        });
+        crate::protocol::units::omit_nulls(&mut v, &["stakedSharePct", "stakedShareNote"]);
+        v
     }
 }
 

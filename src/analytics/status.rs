@@ -59,7 +59,7 @@ pub fn status_json(i: &Inputs<'_>) -> Value {
         unavailable.push(format!("summary: {}", crate::text::sanitize_line(e, 200)));
     }
     let s = i.summary.as_ref().ok();
-    json!({
+    let mut v = json!({
         "healthy": ready && !t.trading_paused,
         "relayer": {
             "ok": i.health.as_ref().ok().map(|h| h.ok),
@@ -85,5 +85,22 @@ pub fn status_json(i: &Inputs<'_>) -> Value {
         "openPositions": s.map(|s| s.activity.open),
         "notices": i.health.as_ref().map(|h| notices(h)).unwrap_or_default(),
         "unavailable": unavailable,
-    })
+    });
+    // What could not be read is left out, never `null`: `unavailable` says why.
+    crate::protocol::units::omit_nulls(
+        &mut v,
+        &[
+            "tvlUsd",
+            "tvlRaw",
+            "lpUsd",
+            "lpRaw",
+            "volumeUsd",
+            "volumeRaw",
+            "openPositions",
+        ],
+    );
+    if let Some(relayer) = v.get_mut("relayer") {
+        crate::protocol::units::omit_nulls(relayer, &["ok"]);
+    }
+    v
 }

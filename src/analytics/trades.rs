@@ -45,8 +45,10 @@ pub fn recent_trades<'a>(
 
 /// One feed row in the terminal tool's fields. Dollar figures and prices are the feed's own
 /// floats (display values, §3.7); the symbol is untrusted text.
+/// The feed gives no `entry` on a close or liquidation and no `exit` or `pnlUsd` on an open:
+/// those are left out (the `kind` says why), never `null`.
 pub fn event_json(e: &TradeEvent) -> Value {
-    json!({
+    let mut v = json!({
         "time": e.ts,
         "wallet": format!("{:#x}", e.wallet),
         "market": crate::text::sanitize_line(&e.instrument, 16),
@@ -60,7 +62,9 @@ pub fn event_json(e: &TradeEvent) -> Value {
         "positionId": e.position_id.map(|p| p.to_string()),
         "intentId": e.intent_id.map(|i| format!("{i:#x}")),
         "seq": e.seq.to_string(),
-    })
+    });
+    crate::protocol::units::omit_nulls(&mut v, &["entry", "exit", "pnlUsd"]);
+    v
 }
 
 /// `get_recent_trades`' result: `count`, `events`.
@@ -137,7 +141,7 @@ impl Candles {
     /// `get_candles`' result: `market`, `interval`, `candles` (`time`, `open`, `high`, `low`,
     /// `close`, `volume`), `changePct`.
     pub fn json(&self) -> Value {
-        json!({
+        let mut v = json!({
             "market": self.market,
             "interval": self.interval,
             "candles": self.candles.iter().map(|c| json!({
@@ -150,7 +154,13 @@ impl Candles {
                 "trades": c.n,
             })).collect::<Vec<_>>(),
             "changePct": self.change_pct(),
-        })
+            "changeNote": self.change_pct().is_none().then_some(
+                "no change over the window: no candles, or the first open or last close is not a price"
+            ),
+        });
+        // A number or nothing (`changeNote` says why), never `null`.
+        crate::protocol::units::omit_nulls(&mut v, &["changePct", "changeNote"]);
+        v
     }
 }
 

@@ -548,6 +548,14 @@ impl AccountState {
         self.consumable_debt.saturating_sub(reserved)
     }
 
+    /// The registered session keys still unexpired by the exchange's own clock (the snapshot's
+    /// indexed time), as the relayer dates them: any one of them lets the account trade.
+    pub fn active_session_keys(&self) -> impl Iterator<Item = &SessionKeyEntry> {
+        self.session_keys
+            .iter()
+            .filter(|k| k.expiry > self.indexed_through_timestamp)
+    }
+
     /// Registered expiry of `key`, if the key is registered.
     pub fn session_key_expiry(&self, key: Address) -> Option<u64> {
         self.session_keys
@@ -802,6 +810,24 @@ mod tests {
             state.balance as i128 - 234_249_163_328_500_998_503,
             10_000_000_000_000_000_000 + closed[0].net_pnl
         );
+    }
+
+    /// A key is active until its expiry by the exchange's clock (the indexed time), not this
+    /// machine's: the same snapshot read a day later is still the exchange's word.
+    #[test]
+    fn a_session_key_is_active_by_the_exchanges_clock() {
+        let mut fold = AccountFold::new(wallet());
+        fold.fold(&Frame::decode(SNAPSHOT).unwrap()).unwrap();
+        let mut state = fold.state().unwrap().clone();
+        assert_eq!(state.active_session_keys().count(), 1);
+        state.indexed_through_timestamp = 1_794_285_240;
+        assert_eq!(
+            state.active_session_keys().count(),
+            0,
+            "expired at its expiry"
+        );
+        state.indexed_through_timestamp = 1_794_285_239;
+        assert_eq!(state.active_session_keys().count(), 1);
     }
 
     #[test]

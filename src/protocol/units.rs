@@ -199,6 +199,19 @@ pub fn json_number(text: &str) -> serde_json::Value {
     serde_json::Value::Number(text.parse().expect("decimal text is a JSON number"))
 }
 
+/// Remove `keys` from the object `v` where they are `null`: a figure that cannot be given is left
+/// out rather than written as `null` (the seeds type these fields as numbers), and a sibling
+/// field says why (`markError`, `haircutNote`, …).
+pub fn omit_nulls(v: &mut serde_json::Value, keys: &[&str]) {
+    if let Some(o) = v.as_object_mut() {
+        for k in keys {
+            if o.get(*k).is_some_and(serde_json::Value::is_null) {
+                o.remove(*k);
+            }
+        }
+    }
+}
+
 /// A signed wad rounded to `places` as a JSON number (`36.99`, `50`).
 pub fn wad_json(value: i128, places: u32) -> serde_json::Value {
     let text = wad_text(value, places);

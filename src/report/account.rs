@@ -43,6 +43,23 @@ pub fn side(is_long: bool) -> &'static str {
     if is_long { "long" } else { "short" }
 }
 
+/// The account's session key as the relayer sees it, by the exchange's clock: `active` (the
+/// latest-expiring unexpired key, its expiry and how many are active), `expired` (keys are
+/// registered, none unexpired) or `none`. A key's fields are absent, not null, when there is none.
+pub fn session_key_json(s: &AccountState) -> Value {
+    let active: Vec<_> = s.active_session_keys().collect();
+    match active.iter().max_by_key(|k| k.expiry) {
+        Some(k) => json!({
+            "status": "active",
+            "key": format!("{:#x}", k.key),
+            "expiresAt": k.expiry,
+            "active": active.len(),
+        }),
+        None if s.session_keys.is_empty() => json!({"status": "none", "active": 0}),
+        None => json!({"status": "expired", "active": 0}),
+    }
+}
+
 /// `positions --json`: balances, each position valued at the mark, pending intents.
 pub fn account_json(
     s: &AccountState,
@@ -74,6 +91,10 @@ pub fn account_json(
             if let Some(m) = market {
                 row["entryPrice"] = price_json(p.entry_price, m.price_scale);
                 row["bustPrice"] = price_json(p.bust_price, m.price_scale);
+                if let Err(e) = data.mark(m) {
+                    // The mark's figures are left out; this says why.
+                    row["markError"] = json!(crate::text::sanitize_line(&e, 200));
+                }
                 if let Ok(mark) = data.mark(m) {
                     let sc = Position::held(m, p).scenario(fee, mark);
                     let close = CloseValue::at(m, p, fee, mark);
@@ -110,6 +131,9 @@ pub fn account_json(
         "queuedRaw": s.queued.to_string(),
         "lockedRaw": s.locked.to_string(),
         "paper": {"balanceRaw": s.paper.balance.to_string(), "stakedRaw": s.paper.staked.to_string()},
+        // The browser terminal's `tradingEnabled`: an unexpired session key exists.
+        "tradingEnabled": s.active_session_keys().next().is_some(),
+        "sessionKey": session_key_json(s),
         "sessionKeys": s.session_keys.iter().map(|k| json!({"key": format!("{:#x}", k.key), "expiry": k.expiry})).collect::<Vec<_>>(),
         "accountRevision": s.account_revision,
         "positions": positions,
@@ -125,7 +149,7 @@ pub fn operation_json(o: &Operation, state: &TradingState, ranks: &BTreeMap<Stri
         ("openPosition", Some(a)) => Some(wad_json(signed(a), 6)),
         _ => None,
     };
-    json!({
+    let mut v = json!({
         "intentId": id,
         "action": o.action,
         "market": o.instrument_id.map(|i| symbol(state, i)),
@@ -136,5 +160,22 @@ pub fn operation_json(o: &Operation, state: &TradingState, ranks: &BTreeMap<Stri
         "acceptedAt": o.accepted_at_ms,
         "deadline": o.deadline,
         "queueRank": ranks.get(&id),
-    })
+    });
+    // Figures an action does not carry are left out, never `null` (the `action` says why); a
+    // rank the relayer did not give is said.
+    if !ranks.contains_key(&id) {
+        v["queueRankNote"] = json!("the relayer's queue rank for this intent was not available");
+    }
+    crate::protocol::units::omit_nulls(
+        &mut v,
+        &[
+            "amountUsd",
+            "leverage",
+            "queueRank",
+            "market",
+            "side",
+            "closePositionIds",
+        ],
+    );
+    v
 }

@@ -131,6 +131,27 @@ pub fn open_command(link: &str, practice: bool) -> String {
     }
 }
 
+/// The `open` command for a ticket. The symbol comes from the exchange: it goes on a command
+/// line only when it is a plain symbol (`market_text`'s rule), else the market's id does.
+pub fn open_command_for(
+    symbol: &str,
+    market_id: u32,
+    is_long: bool,
+    margin: u128,
+    leverage: u32,
+) -> String {
+    let market = match market_text(symbol) {
+        Ok(plain) if plain == symbol => symbol.to_string(),
+        _ => market_id.to_string(),
+    };
+    let micro = margin / (WAD / 1_000_000);
+    format!(
+        "papertrade-tui open --market {market} --side {} --margin {} --leverage {leverage}",
+        if is_long { "long" } else { "short" },
+        format_scaled(micro, 6)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use crate::analytics::overview::base_to_usd;
 use crate::client::market_data::MarketData;
 use crate::protocol::trading::Cap;
-use crate::protocol::units::{price_json, signed, wad_json};
+use crate::protocol::units::{omit_nulls, price_json, signed, wad_json};
 use crate::quote::percent_json;
 
 pub fn markets_json(data: &MarketData) -> Value {
@@ -18,14 +18,22 @@ pub fn markets_json(data: &MarketData) -> Value {
         .map(|m| {
             let mark = data.mark(m);
             let side = |oi: u128, cap: Cap| {
-                let usd_of = |q: u128| mark.as_ref().ok().map(|mk| wad_json(signed(base_to_usd(q, *mk, m)), 2));
+                let usd_of = |q: u128| {
+                    mark.as_ref()
+                        .ok()
+                        .map(|mk| wad_json(signed(base_to_usd(q, *mk, m)), 2))
+                };
                 let (cap_raw, cap_usd) = match cap {
                     Cap::Unlimited => (Value::Null, Value::Null),
                     Cap::Limit(c) => (Value::String(c.to_string()), json!(usd_of(c))),
                 };
-                json!({"oiUsd": usd_of(oi), "oiRaw": oi.to_string(), "capUsd": cap_usd, "capRaw": cap_raw})
+                // USD needs the mark (`markError` says why it is missing); no cap, no cap figures.
+                let mut v = json!({"oiUsd": usd_of(oi), "oiRaw": oi.to_string(), "capUsd": cap_usd,
+                                   "capRaw": cap_raw, "capUnlimited": cap == Cap::Unlimited});
+                omit_nulls(&mut v, &["oiUsd", "capUsd", "capRaw"]);
+                v
             };
-            json!({
+            let mut row = json!({
                 "id": m.id,
                 "symbol": m.symbol,
                 "status": m.status(state.trading_paused).label(),
@@ -44,7 +52,11 @@ pub fn markets_json(data: &MarketData) -> Value {
                 "short": side(m.short_oi, m.short_cap),
                 "bustBufferRaw": m.bust_buffer.to_string(),
                 "baseRateRaw": m.base_rate.to_string(),
-            })
+            });
+            // The seeds type `markPrice` as a number: with no mark it is left out and
+            // `markError` says why.
+            omit_nulls(&mut row, &["markPrice", "markPriceRaw", "markError"]);
+            row
         })
         .collect();
 

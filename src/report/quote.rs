@@ -7,9 +7,12 @@ use serde_json::{Value, json};
 use crate::client::ExchangeHttp;
 use crate::client::market_data::MarketData;
 use crate::protocol::account::AccountState;
-use crate::protocol::math::{Capacity, OpenFunds, OpenRejection, check_open, open_capacity};
+use crate::protocol::math::{
+    Capacity, OpenFunds, OpenRejection, check_open, mint_amount, mint_basis, open_capacity,
+};
+use crate::protocol::stats::Summary;
 use crate::protocol::trading::Instrument;
-use crate::protocol::units::{WAD, price_json, signed, wad_json};
+use crate::protocol::units::{WAD, omit_nulls, price_json, signed, wad_json};
 use crate::quote::{
     Position, Scenario, exit_from_move, fraction_json, ladder_leverages, percent_json,
 };
@@ -88,7 +91,7 @@ fn scenario_json(p: &Position, s: &Scenario) -> Value {
     let scale = p.market.price_scale;
     let net = s.net_pnl(p.margin);
     let movement = i128::from(s.exit) - i128::from(p.entry);
-    json!({
+    let mut row = json!({
         "exitPrice": price_json(s.exit, scale),
         "exitPriceRaw": s.exit.to_string(),
         "priceMovePct": percent_json(movement, u128::from(p.entry), 4),
@@ -108,14 +111,43 @@ fn scenario_json(p: &Position, s: &Scenario) -> Value {
         "netReturnOnMarginPct": percent_json(net, p.margin, 1),
         "keptFractionOfRawGain": (s.gross_pnl > 0).then(|| fraction_json(net, s.gross_pnl as u128, 4)),
         "liquidated": s.liquidated,
-    })
+        "haircutNote": haircut_note(s),
+    });
+    // No haircut, no fraction: left out (never `null`), `haircutNote` says why.
+    omit_nulls(
+        &mut row,
+        &["impactKeptFraction", "keptFractionOfRawGain", "haircutNote"],
+    );
+    row
 }
 
-/// The impact haircut's kept fraction on a win; null for losses, flat exits and liquidations.
+/// The impact haircut's kept fraction on a win; null (then left out) for losses, flat exits and
+/// liquidations, where `haircut_note` says why.
 fn keep_json(s: &Scenario) -> Value {
     match s.valuation.keep {
         Some(k) if !s.liquidated => fraction_json(signed(k), WAD, 4),
         _ => Value::Null,
+    }
+}
+
+/// Why a scenario has no impact haircut (and so no kept fractions), if it has none.
+fn haircut_note(s: &Scenario) -> Option<&'static str> {
+    if s.liquidated {
+        Some("liquidated: the whole margin is lost, nothing is haircut")
+    } else if s.valuation.keep.is_some() {
+        None
+    } else if s.gross_pnl > 0 {
+        Some("flat: the move is inside the deadband and settles at entry")
+    } else {
+        Some("a loss is paid 1:1, never haircut")
+    }
+}
+
+/// `markPrice` when the live mark is known, else `markError` saying why (never a `null` price).
+fn put_mark(v: &mut Value, data: &MarketData, market: &Instrument) {
+    match data.mark(market) {
+        Ok(m) => v["markPrice"] = price_json(m, market.price_scale),
+        Err(e) => v["markError"] = json!(crate::text::sanitize_line(&e, 200)),
     }
 }
 
@@ -185,7 +217,7 @@ impl Quote<'_> {
         let p = &self.position;
         let market = p.market;
         let bust = p.bust();
-        json!({
+        let mut v = json!({
             "market": market.symbol,
             "side": input::side_label(p.is_long),
             "marginUsd": wad_json(signed(p.margin), 6),
@@ -196,7 +228,6 @@ impl Quote<'_> {
             "entryPrice": price_json(p.entry, market.price_scale),
             "entryPriceRaw": p.entry.to_string(),
             "entrySource": self.entry_source,
-            "markPrice": self.live_mark.map(|m| price_json(m, market.price_scale)),
             "bustPrice": price_json(bust, market.price_scale),
             "bustPriceRaw": bust.to_string(),
             "distanceToBustPct": percent_json(i128::from(p.entry.abs_diff(bust)), u128::from(p.entry), 4),
@@ -209,7 +240,96 @@ impl Quote<'_> {
             "winFeeRateRaw": self.fee.to_string(),
             "parameters": self.data.parameters_json(),
             "scenarios": self.scenarios.iter().map(|s| scenario_json(p, s)).collect::<Vec<_>>(),
-        })
+        });
+        put_mark(&mut v, self.data, market);
+        v
+    }
+}
+
+impl Quote<'_> {
+    /// The SDK seed's per-scenario "PAPER mint basis" (§5.5, `protocol::math::mint_basis`):
+    /// each scenario gets `paperMintBasisUsd`/`…Raw` and the PAPER it would mint now at the
+    /// summary's point of the mint curve (`estimatedPaper`/`…Raw`, as `papertrade_paper_mint`
+    /// names them), and `v` a `paperMint` block with the rate and the payout queue's state. A
+    /// loss's basis depends on that queue: with no summary, a loss's basis and every PAPER figure
+    /// are left out and `paperMintError` says why (a win's basis is 0, a liquidation's the margin,
+    /// whatever the queue).
+    pub fn add_paper_mint(&self, v: &mut Value, summary: Result<&Summary, String>) {
+        let p = &self.position;
+        let (queue_active, rate) = match &summary {
+            Ok(s) => (Some(s.balances.queue > 0), Some(s.mint_rate())),
+            Err(_) => (None, None),
+        };
+        let Some(rows) = v["scenarios"].as_array_mut() else {
+            return;
+        };
+        for (row, s) in rows.iter_mut().zip(&self.scenarios) {
+            let net = s.net_pnl(p.margin);
+            let basis = match queue_active {
+                Some(active) => Some(mint_basis(p.margin, net, s.liquidated, active)),
+                // Either queue state gives the same basis here.
+                None if s.liquidated || net >= 0 => {
+                    Some(mint_basis(p.margin, net, s.liquidated, false))
+                }
+                None => None,
+            };
+            if let Some(basis) = basis {
+                row["paperMintBasisUsd"] = wad_json(signed(basis), 6);
+                row["paperMintBasisRaw"] = json!(basis.to_string());
+                if let Some(rate) = rate {
+                    let paper = mint_amount(basis, rate);
+                    row["estimatedPaper"] = wad_json(signed(paper), 6);
+                    row["estimatedPaperRaw"] = json!(paper.to_string());
+                }
+            }
+        }
+        match (summary, queue_active, rate) {
+            (Ok(_), Some(active), Some(rate)) => {
+                v["paperMint"] = json!({
+                    "paperPerUsd": wad_json(signed(rate), 6),
+                    "paperPerUsdRaw": rate.to_string(),
+                    "payoutQueueActive": active,
+                    "basisRule": "the whole margin on a liquidation; on a loss, the loss less the 2% LP-side fee while the payout queue is empty, the whole loss while it is active; nothing on a win",
+                });
+            }
+            (Err(e), _, _) => {
+                v["paperMintError"] = json!(format!(
+                    "the protocol summary could not be read ({}): a loss's mint basis (it depends on the payout queue) and the PAPER figures are left out",
+                    crate::text::sanitize_line(&e, 200)
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// The browser terminal's six-step close ladder at this quote's entry
+    /// (`quote::CLOSE_LADDER_QUARTERS`), lowest exit first.
+    pub fn close_ladder(&self) -> Vec<Scenario> {
+        let p = &self.position;
+        p.close_ladder_exits()
+            .into_iter()
+            .map(|exit| p.scenario(self.fee, exit))
+            .collect()
+    }
+
+    /// The ladder as `quote_open_position` names it: `priceMovePct`, `exitPrice`, `netPnlUsd`,
+    /// `liquidated`, each figure beside its raw integer.
+    pub fn close_ladder_json(&self) -> Vec<Value> {
+        let p = &self.position;
+        self.close_ladder()
+            .iter()
+            .map(|s| {
+                let row = scenario_json(p, s);
+                json!({
+                    "priceMovePct": row["priceMovePct"],
+                    "exitPrice": row["exitPrice"],
+                    "exitPriceRaw": row["exitPriceRaw"],
+                    "netPnlUsd": row["netPnlUsd"],
+                    "netPnlRaw": row["netPnlRaw"],
+                    "liquidated": row["liquidated"],
+                })
+            })
+            .collect()
     }
 }
 
@@ -228,7 +348,6 @@ impl Quote<'_> {
     }
 
     pub fn account_json(&self, account: &AccountState) -> Value {
-        let now_s = account.indexed_through_timestamp;
         let p = &self.position;
         let mut check = p.open_check(
             &self.data.state,
@@ -239,26 +358,12 @@ impl Quote<'_> {
         check.queued = Some(&account.operations);
         let validation = check_open(&check);
         let available = account.funds.available_balance;
-        let active: Vec<_> = account
-            .session_keys
-            .iter()
-            .filter(|k| k.expiry > now_s)
-            .collect();
-        let session_key = match active.iter().max_by_key(|k| k.expiry) {
-            Some(k) => {
-                json!({"status": "active", "key": format!("{:#x}", k.key), "expiresAt": k.expiry, "active": active.len()})
-            }
-            None if account.session_keys.is_empty() => {
-                json!({"status": "none", "key": null, "expiresAt": null, "active": 0})
-            }
-            None => json!({"status": "expired", "key": null, "expiresAt": null, "active": 0}),
-        };
         json!({
             "address": format!("{:#x}", account.address),
             "availableUsd": usd_json(signed(available)),
             "availableRaw": available.to_string(),
             "marginEnough": available >= p.margin,
-            "sessionKey": session_key,
+            "sessionKey": super::account::session_key_json(account),
             "openValidation": validation_json(&validation),
         })
     }
@@ -272,7 +377,6 @@ pub struct Ladder<'a> {
     pub margin: u128,
     pub entry: u64,
     pub entry_source: &'static str,
-    pub live_mark: Option<u64>,
     pub steps: Vec<(Position<'a>, Result<(), OpenRejection>)>,
 }
 
@@ -285,8 +389,7 @@ pub fn ladder<'a>(
     let state = &data.state;
     let market = input::market(state, t.market)?;
     let (entry, entry_source) = entry(data, market, entry_text)?;
-    let live_mark = data.mark(market).ok();
-    let oi_price = live_mark.or(Some(entry));
+    let oi_price = data.mark(market).ok().or(Some(entry));
     let steps = ladder_leverages(state.leverage_ceiling(market))
         .into_iter()
         .map(|leverage| {
@@ -308,7 +411,6 @@ pub fn ladder<'a>(
         margin: i.margin,
         entry,
         entry_source,
-        live_mark,
         steps,
     })
 }
@@ -334,18 +436,19 @@ impl Ladder<'_> {
                 })
             })
             .collect();
-        json!({
+        let mut v = json!({
             "market": market.symbol,
             "side": input::side_label(self.is_long),
             "marginUsd": wad_json(signed(self.margin), 6),
             "marginRaw": self.margin.to_string(),
-            "markPrice": self.live_mark.map(|m| price_json(m, market.price_scale)),
             "entryPrice": price_json(entry, market.price_scale),
             "entryPriceRaw": entry.to_string(),
             "entrySource": self.entry_source,
             "parameters": self.data.parameters_json(),
             "steps": steps,
-        })
+        });
+        put_mark(&mut v, self.data, market);
+        v
     }
 }
 
@@ -438,7 +541,10 @@ impl CloseQuote<'_> {
         if let Value::Object(scenario) = scenario_json(p, &self.scenario) {
             obj.extend(scenario);
         }
-        obj.insert("keptFraction".into(), keep_json(&self.scenario));
+        // As the scenario's: left out when no haircut applies, `haircutNote` says why.
+        if let Value::Number(_) = keep_json(&self.scenario) {
+            obj.insert("keptFraction".into(), keep_json(&self.scenario));
+        }
         obj.insert("payoutUsd".into(), usd_json(self.payout));
         obj.insert("payoutRaw".into(), json!(self.payout.to_string()));
         obj.insert("parameters".into(), self.data.parameters_json());

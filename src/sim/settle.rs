@@ -7,7 +7,7 @@ use alloy_primitives::{Address, B256, U256};
 use crate::protocol::account::{ClosedPosition, Outcome, Position};
 use crate::protocol::math::{
     MINT_CLIFF, MINT_DECAY, MINT_RATE, OpenCheck, OpenFunds, bust_price, check_open, is_liquidated,
-    loss_fee, mint_amount, mint_rate, tail_progress, value_close,
+    loss_fee, mint_amount, mint_basis, mint_rate, tail_progress, value_close,
 };
 use crate::protocol::stats::{Side, TradeEvent, TradeKind};
 use crate::protocol::units::{USDC_TO_WAD, mul_div, price_f64, u256_to_u128, wad_to_f64};
@@ -361,7 +361,10 @@ impl Engine {
                 win_fee: 0,
                 paid_now: 0,
                 queued: 0,
-                paper: mint_amount(margin, rate),
+                paper: mint_amount(
+                    mint_basis(margin, -(margin as i128), true, queue_active),
+                    rate,
+                ),
                 liquidated: true,
                 position,
             };
@@ -379,7 +382,7 @@ impl Engine {
             let loss = v.net_pnl.unsigned_abs();
             let fee = loss_fee(loss);
             *lp_left += (loss - fee) as i128;
-            let basis = if queue_active { loss } else { loss - fee };
+            let basis = mint_basis(margin, v.net_pnl, false, queue_active);
             return Settlement {
                 exit: v.exit,
                 net: v.net_pnl,

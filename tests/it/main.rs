@@ -19,6 +19,7 @@ mod liquidations;
 mod mcp;
 mod mcp_args;
 mod mcp_http;
+mod mcp_seed_fields;
 mod outcomes;
 mod properties;
 mod pty;

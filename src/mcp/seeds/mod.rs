@@ -71,9 +71,16 @@ fn quote_output(extra: &[(&str, Value)], required: &[&str]) -> serde_json::Map<S
             "scenarios",
             serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
                 "exitPrice": {"type": "number"}, "netPnlUsd": {"type": "number"},
-                "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"}
+                "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"},
+                "impactKeptFraction": {"type": "number"}, "keptFractionOfRawGain": {"type": "number"},
+                "haircutNote": {"type": "string"},
+                "paperMintBasisUsd": {"type": "number"}, "paperMintBasisRaw": {"type": "string"},
+                "estimatedPaper": {"type": "number"}, "estimatedPaperRaw": {"type": "string"}
             }, "required": ["exitPrice", "netPnlUsd", "netPnlRaw", "liquidated"]}}),
         ),
+        // The live mark, or why there is none.
+        ("markPrice", of("number".into())),
+        ("markError", of("string".into())),
     ];
     fields.extend(extra.iter().cloned());
     let mut req = vec![
@@ -106,11 +113,12 @@ fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
             "markets",
             serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
                 "symbol": {"type": "string"}, "id": {"type": "integer"},
-                "markPrice": {"type": ["number", "null"]}, "maxLeverage": {"type": "integer"},
+                "markPrice": {"type": "number"}, "markPriceRaw": {"type": "string"},
+                "markError": {"type": "string"}, "maxLeverage": {"type": "integer"},
                 "status": {"type": "string"}, "openable": {"type": "boolean"},
                 "closeOnly": {"type": "boolean"}, "paused": {"type": "boolean"},
                 "maxPositionNotionalUsd": {"type": "number"}
-            }, "required": ["symbol", "id", "markPrice", "maxLeverage", "status", "openable",
+            }, "required": ["symbol", "id", "maxLeverage", "status", "openable",
                             "closeOnly", "paused", "maxPositionNotionalUsd"]}}),
         ),
     ];
@@ -124,36 +132,46 @@ fn markets_output(extra: &[(&str, Value)]) -> serde_json::Map<String, Value> {
 /// The output schema of a wallet's positions (`positions --json`).
 fn wallet_positions_output() -> serde_json::Map<String, Value> {
     use schema::of;
-    schema::output(
-        &[
-            ("address", of("string".into())),
-            ("balanceUsd", of("number".into())),
-            ("balanceRaw", of("string".into())),
-            ("availableUsd", of("number".into())),
-            ("queuedUsd", of("number".into())),
-            (
-                "positions",
-                serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
+    let fields = [
+        ("address", of("string".into())),
+        ("balanceUsd", of("number".into())),
+        ("balanceRaw", of("string".into())),
+        ("availableUsd", of("number".into())),
+        ("queuedUsd", of("number".into())),
+        (
+            "positions",
+            serde_json::json!({"type": "array", "items": {"type": "object", "properties": {
                     "positionId": {"type": "string"}, "market": {"type": "string"},
                     "side": {"type": "string"}, "leverage": {"type": "integer"},
                     "marginUsd": {"type": "number"}, "marginRaw": {"type": "string"},
                     "notionalUsd": {"type": "number"}, "bustPriceRaw": {"type": "string"},
-                    "distanceToLiquidationPct": {"type": "number"}
+                    "distanceToLiquidationPct": {"type": "number"}, "markPrice": {"type": "number"},
+                    "markError": {"type": "string"}
                 }, "required": ["positionId", "market", "side", "leverage", "marginUsd",
                                 "marginRaw", "notionalUsd", "bustPriceRaw"]}}),
-            ),
-            ("pendingOperations", of("array".into())),
-        ],
-        &[
-            "address",
-            "balanceUsd",
-            "balanceRaw",
-            "availableUsd",
-            "queuedUsd",
-            "positions",
-            "pendingOperations",
-        ],
-    )
+        ),
+        ("pendingOperations", of("array".into())),
+        ("tradingEnabled", of("boolean".into())),
+        (
+            "sessionKey",
+            serde_json::json!({"type": "object", "properties": {
+                    "status": {"type": "string", "enum": ["active", "expired", "none"]},
+                    "key": {"type": "string"}, "expiresAt": {"type": "integer"},
+                    "active": {"type": "integer"}
+                }, "required": ["status", "active"]}),
+        ),
+    ];
+    let required = [
+        "address",
+        "balanceUsd",
+        "balanceRaw",
+        "availableUsd",
+        "queuedUsd",
+        "tradingEnabled",
+        "positions",
+        "pendingOperations",
+    ];
+    schema::output(&fields, &required)
 }
 
 /// `{"address": …}`, the one argument of the wallet-positions tools.

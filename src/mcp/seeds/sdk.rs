@@ -54,9 +54,21 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "papertrade_estimate_position",
             seed: Seed::Sdk,
             title: "Estimate a position (exact settlement math)",
-            description: "Quote a Papertrade position without opening it. Returns the exact bust (liquidation) price, whether the open would be accepted, and what a close would pay at a given exit: raw PnL, deadband and impact haircut, the 2% win fee, net PnL. Entry defaults to the live mark. Give exitPrice or priceMovePct for one scenario, or neither for a ladder of scenarios. Integer settlement math at the contract's scales. Quote only: nothing is opened or signed.",
+            description: "Quote a Papertrade position without opening it. Returns the exact bust (liquidation) price, whether the open would be accepted, and what a close would pay at a given exit: raw PnL, deadband and impact haircut, the 2% win fee, net PnL and PAPER mint basis (paperMintBasisUsd per scenario: the whole margin on a liquidation, a loss less the 2% LP-side fee while the payout queue is empty or the whole loss while it is active, nothing on a win; with estimatedPaper at the current mint rate). Entry defaults to the live mark. Give exitPrice or priceMovePct for one scenario, or neither for a ladder of scenarios. Integer settlement math at the contract's scales. Quote only: nothing is opened or signed.",
             input: schema::object(&estimate, &["market", "side", "marginUsd", "leverage"]),
-            output: quote_output(&[], &[]),
+            output: quote_output(
+                &[
+                    (
+                        "paperMint",
+                        json!({"type": "object", "properties": {
+                            "paperPerUsd": {"type": "number"}, "paperPerUsdRaw": {"type": "string"},
+                            "payoutQueueActive": {"type": "boolean"}, "basisRule": {"type": "string"}
+                        }, "required": ["paperPerUsd", "paperPerUsdRaw", "payoutQueueActive", "basisRule"]}),
+                    ),
+                    ("paperMintError", of("string".into())),
+                ],
+                &[],
+            ),
             open_world: true,
             implementation: Implementation::Quote(QuoteView::Sdk),
         },

@@ -63,14 +63,22 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "quote_open_position",
             seed: Seed::Terminal,
             title: "Quote an open position",
-            description: "Exact pre-trade quote at the current mark: notional, bust price and its distance, whether the relayer would accept the order (valid, invalidReason), and a close ladder of net PnL at favourable and adverse moves. Quote only: nothing is placed.",
+            description: "Exact pre-trade quote at the current mark: notional, bust price and its distance, whether the relayer would accept the order (valid, invalidReason), and the six-step close ladder: net PnL after deadband, impact haircut and the 2% win fee at price moves of -100/L, -50/L, -25/L, +25/L, +50/L and +100/L percent (L the leverage; -100/L % reaches the bust of a long, +100/L % a short's), lowest exit first. `scenarios` holds the finer ladder (±0.1, 0.5, 1, 2, 5, 10 % and the bust). Quote only: nothing is placed.",
             input: schema::object(&open, &["market", "side", "marginUsd", "leverage"]),
             output: quote_output(
                 &[
                     ("bustDistancePct", of("number".into())),
                     ("valid", of("boolean".into())),
                     ("invalidReason", of(json!(["string", "null"]))),
-                    ("ladder", of("array".into())),
+                    (
+                        "ladder",
+                        json!({"type": "array", "minItems": 6, "maxItems": 6, "items": {"type": "object", "properties": {
+                            "priceMovePct": {"type": "number"}, "exitPrice": {"type": "number"},
+                            "exitPriceRaw": {"type": "string"}, "netPnlUsd": {"type": "number"},
+                            "netPnlRaw": {"type": "string"}, "liquidated": {"type": "boolean"}
+                        }, "required": ["priceMovePct", "exitPrice", "exitPriceRaw", "netPnlUsd",
+                                        "netPnlRaw", "liquidated"]}}),
+                    ),
                 ],
                 &["bustDistancePct", "valid", "invalidReason", "ladder"],
             ),
@@ -88,7 +96,8 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("market", of("string".into())),
                     ("side", of("string".into())),
                     ("marginUsd", of("number".into())),
-                    ("markPrice", of(json!(["number", "null"]))),
+                    ("markPrice", of("number".into())),
+                    ("markError", of("string".into())),
                     (
                         "steps",
                         json!({"type": "array", "items": {"type": "object", "properties": {
@@ -100,7 +109,7 @@ pub fn tools() -> Vec<ToolSpec> {
                                         "bustDistancePct", "valid", "invalidReason"]}}),
                     ),
                 ],
-                &["market", "side", "marginUsd", "markPrice", "steps"],
+                &["market", "side", "marginUsd", "steps"],
             ),
             open_world: true,
             implementation: Implementation::Ladder,
@@ -123,7 +132,8 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("winFeeUsd", of("number".into())),
                     ("netPnlUsd", of("number".into())),
                     ("netPnlRaw", of("string".into())),
-                    ("keptFraction", of(json!(["number", "null"]))),
+                    ("keptFraction", of("number".into())),
+                    ("haircutNote", of("string".into())),
                     ("liquidated", of("boolean".into())),
                     ("payoutUsd", of("number".into())),
                     ("payoutRaw", of("string".into())),
@@ -136,7 +146,6 @@ pub fn tools() -> Vec<ToolSpec> {
                     "winFeeUsd",
                     "netPnlUsd",
                     "netPnlRaw",
-                    "keptFraction",
                     "liquidated",
                     "payoutUsd",
                     "payoutRaw",
@@ -149,11 +158,26 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "get_wallet_positions",
             seed: Seed::Terminal,
             title: "Wallet positions",
-            description: "Balance, available and queued funds, open positions (each with mark, unrealized PnL, what a close pays now and the distance to liquidation) and pending operations for an address. Needs only a public address and cannot act on the account.",
+            description: "Balance, available and queued funds, whether trading is enabled (tradingEnabled: an unexpired session key is registered), open positions (up to 50, the first in the exchange's order: totalPositions counts all, truncated says when some were left out; each with mark, unrealized PnL, what a close pays now and the distance to liquidation) and pending operations for an address. Needs only a public address and cannot act on the account.",
             input: address_only("Wallet address, ^0x[0-9a-fA-F]{40}$."),
-            output: wallet_positions_output(),
+            output: {
+                let mut o = wallet_positions_output();
+                for (k, v) in [
+                    ("totalPositions", of("integer".into())),
+                    ("truncated", of("boolean".into())),
+                ] {
+                    o["properties"][k] = v;
+                    o["required"]
+                        .as_array_mut()
+                        .expect("required")
+                        .push(json!(k));
+                }
+                o["properties"]["positions"]["maxItems"] =
+                    json!(super::super::tools::TERMINAL_POSITIONS_LIMIT);
+                o
+            },
             open_world: true,
-            implementation: Implementation::Positions(PositionsView::Account),
+            implementation: Implementation::Positions(PositionsView::Terminal),
         },
         ToolSpec {
             name: "get_recent_trades",
@@ -177,7 +201,14 @@ pub fn tools() -> Vec<ToolSpec> {
             output: schema::output(
                 &[
                     ("count", of("integer".into())),
-                    ("events", of("array".into())),
+                    (
+                        "events",
+                        json!({"type": "array", "items": {"type": "object", "properties": {
+                            "time": {"type": "integer"}, "notionalUsd": {"type": "number"},
+                            "leverage": {"type": "integer"}, "entry": {"type": "number"},
+                            "exit": {"type": "number"}, "pnlUsd": {"type": "number"}
+                        }}}),
+                    ),
                 ],
                 &["count", "events"],
             ),
@@ -208,9 +239,10 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("market", of("string".into())),
                     ("interval", of("string".into())),
                     ("candles", of("array".into())),
-                    ("changePct", of(json!(["number", "null"]))),
+                    ("changePct", of("number".into())),
+                    ("changeNote", of("string".into())),
                 ],
-                &["market", "interval", "candles", "changePct"],
+                &["market", "interval", "candles"],
             ),
             open_world: true,
             implementation: Implementation::Candles,
@@ -219,7 +251,7 @@ pub fn tools() -> Vec<ToolSpec> {
             name: "build_trade_plan",
             seed: Seed::Terminal,
             title: "Build a trade plan",
-            description: "Validates an open against the live limits (and an account's balance and side when an address is given), quotes it, and returns an UNSIGNED plan: the browser terminal's deep link (?market=&side=&margin=&leverage=), the papertrade-tui command that opens the same ticket, steps and warnings (always the high-leverage risk). Nothing is signed, sent or placed: the user opens the link, reviews the prefilled ticket and signs in their own wallet.",
+            description: "Validates an open against the live limits (and an account's balance and side when an address is given), quotes it, and returns an UNSIGNED plan: the browser terminal's deep link (?market=&side=&margin=&leverage=), the papertrade-tui command that opens the same ticket, the four steps (open the link, connect on HyperEVM, enable trading with one gas-free signature, review and sign) with localSteps giving the papertrade-tui command for each, and warnings (always the high-leverage risk); account only when an address is given. Nothing is signed, sent or placed: the user opens the link, reviews the prefilled ticket and signs in their own wallet.",
             input: schema::object(&plan, &["market", "side", "marginUsd", "leverage"]),
             output: schema::output(
                 &[
@@ -232,7 +264,13 @@ pub fn tools() -> Vec<ToolSpec> {
                     ("quote", of("object".into())),
                     (
                         "steps",
-                        json!({"type": "array", "items": {"type": "string"}}),
+                        json!({"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "string"}}),
+                    ),
+                    (
+                        "localSteps",
+                        json!({"type": "array", "minItems": 4, "maxItems": 4, "items": {"type": "object", "properties": {
+                            "step": {"type": "integer"}, "command": {"type": "string"}, "does": {"type": "string"}
+                        }, "required": ["step", "command", "does"]}}),
                     ),
                     (
                         "warnings",
@@ -240,7 +278,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     ),
                     (
                         "account",
-                        json!({"type": ["object", "null"], "properties": {
+                        json!({"type": "object", "properties": {
                             "address": {"type": "string"}, "availableUsd": {"type": "number"},
                             "availableRaw": {"type": "string"}, "marginEnough": {"type": "boolean"},
                             "sessionKey": {"type": "object"}, "openValidation": {"type": "object"}
@@ -257,8 +295,8 @@ pub fn tools() -> Vec<ToolSpec> {
                     "invalidReason",
                     "quote",
                     "steps",
+                    "localSteps",
                     "warnings",
-                    "account",
                 ],
             ),
             open_world: true,

@@ -83,11 +83,37 @@ pub(super) async fn wallet(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failur
     Ok(Answer { text, value })
 }
 
+/// The browser terminal's documented limit on the positions `get_wallet_positions` returns.
+pub const TERMINAL_POSITIONS_LIMIT: usize = 50;
+
+/// Keep the first `TERMINAL_POSITIONS_LIMIT` positions, in the exchange's order, and say so:
+/// `totalPositions` counts them all, `truncated` says whether some were left out. Returns the
+/// words the text adds when it capped.
+fn cap_positions(value: &mut Value) -> String {
+    let Some(list) = value["positions"].as_array_mut() else {
+        return String::new();
+    };
+    let total = list.len();
+    let truncated = total > TERMINAL_POSITIONS_LIMIT;
+    list.truncate(TERMINAL_POSITIONS_LIMIT);
+    value["totalPositions"] = json!(total);
+    value["truncated"] = json!(truncated);
+    if truncated {
+        format!(
+            " (the first {TERMINAL_POSITIONS_LIMIT} listed; papertrade_wallet_positions lists all)"
+        )
+    } else {
+        String::new()
+    }
+}
+
 /// Which seed's wallet-positions tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PositionsView {
-    /// `papertrade_wallet_positions` and `get_wallet_positions`.
+    /// `papertrade_wallet_positions`.
     Account,
+    /// `get_wallet_positions`: at most `TERMINAL_POSITIONS_LIMIT` positions, saying when capped.
+    Terminal,
     /// The explorer's `get_positions`: adds `marks` and `totals`, optional `position_id`.
     Explorer,
 }
@@ -109,13 +135,25 @@ pub(super) async fn positions(
     if view == PositionsView::Explorer {
         explorer_view(&mut value, &data, a.text("position_id"));
     }
+    let capped = if view == PositionsView::Terminal {
+        cap_positions(&mut value)
+    } else {
+        String::new()
+    };
     let text = format!(
-        "Wallet {:#x}: balance ${}, available ${}, {} open position(s), {} pending operation(s). Read-only: nothing can act on the account.",
+        "Wallet {:#x}: balance ${}, available ${}, {} open position(s){capped}, {} pending operation(s); trading {}. Read-only: nothing can act on the account.",
         address,
         value["balanceUsd"],
         value["availableUsd"],
-        count(&value["positions"]),
+        value["totalPositions"]
+            .as_u64()
+            .map_or(count(&value["positions"]), |n| n as usize),
         count(&value["pendingOperations"]),
+        if value["tradingEnabled"] == json!(true) {
+            "enabled (an unexpired session key is registered)"
+        } else {
+            "NOT enabled (no unexpired session key)"
+        },
     );
     Ok(Answer { text, value })
 }

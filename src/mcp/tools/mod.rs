@@ -15,7 +15,7 @@ use crate::client::ExchangeHttp;
 use crate::protocol::order::Deadlines;
 use crate::report::ReportError;
 
-pub use explorer::PositionsView;
+pub use explorer::{PositionsView, TERMINAL_POSITIONS_LIMIT};
 pub use liquidations::BustMapView;
 pub use markets::MarketsView;
 pub use quote::QuoteView;

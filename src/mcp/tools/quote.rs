@@ -80,7 +80,15 @@ pub(super) async fn quote(reads: &Reads, view: QuoteView, a: &Args<'_>) -> Resul
     let q = report::quote(&data, &t.ticket(), &ask).map_err(fail)?;
     let mut value = q.json();
     if view == QuoteView::Terminal {
-        terminal_names(&mut value);
+        terminal_names(&mut value, &q);
+        let text = terminal_text(&value, &q);
+        return Ok(Answer { text, value });
+    }
+    if view == QuoteView::Sdk {
+        let summary = crate::client::explorer::summary(&reads.http)
+            .await
+            .map_err(|e| e.to_string());
+        q.add_paper_mint(&mut value, summary.as_ref().map_err(Clone::clone));
     }
     let accepted = value["openValidation"]["accepted"] == json!(true);
     let text = format!(
@@ -106,29 +114,48 @@ pub(super) async fn quote(reads: &Reads, view: QuoteView, a: &Args<'_>) -> Resul
     Ok(Answer { text, value })
 }
 
-/// The browser terminal's names for the same figures: `bustDistancePct`, `valid`,
-/// `invalidReason` and the close `ladder`.
-fn terminal_names(v: &mut Value) {
-    let ladder: Vec<Value> = v["scenarios"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|s| {
-            json!({
-                "priceMovePct": s["priceMovePct"],
-                "exitPrice": s["exitPrice"],
-                "exitPriceRaw": s["exitPriceRaw"],
-                "netPnlUsd": s["netPnlUsd"],
-                "netPnlRaw": s["netPnlRaw"],
-                "liquidated": s["liquidated"],
-            })
-        })
+/// `quote_open_position`'s text, worded as its seed's example: "LONG BTC 10x with $50.00
+/// margin: notional $500.00, entry 100000, bust 90004 (9.996% away). The relayer would accept
+/// this order. Ladder: -$50.00 to $20.00. Quote only, nothing was placed." The ladder's range is
+/// the lowest and highest net PnL of its six steps, from the raw integers.
+fn terminal_text(value: &Value, q: &report::Quote) -> String {
+    use crate::protocol::units::usd_text;
+    let p = &q.position;
+    let nets: Vec<i128> = q
+        .close_ladder()
+        .iter()
+        .map(|s| s.net_pnl(p.margin))
         .collect();
+    let range = match (nets.iter().min(), nets.iter().max()) {
+        (Some(lo), Some(hi)) => format!(" Ladder: {} to {}.", usd_text(*lo), usd_text(*hi)),
+        _ => String::new(),
+    };
+    let verdict = match &q.validation {
+        Ok(()) => "The relayer would accept this order.".to_string(),
+        Err(r) => format!("The relayer would reject this order: {r}."),
+    };
+    format!(
+        "{} {} {}x with {} margin: notional {}, entry {}, bust {} ({}% away). {verdict}{range} Quote only, nothing was placed.",
+        side_word(value),
+        p.market.symbol,
+        p.leverage,
+        usd_text(crate::protocol::units::signed(p.margin)),
+        usd_text(crate::protocol::units::signed(p.notional())),
+        value["entryPrice"],
+        value["bustPrice"],
+        value["distanceToBustPct"],
+    )
+}
+
+/// The browser terminal's names for the same figures: `bustDistancePct`, `valid`,
+/// `invalidReason`, and its six-step close `ladder` (the SDK's `scenarios` stay beside it, the
+/// finer ladder with the bust).
+fn terminal_names(v: &mut Value, q: &report::Quote) {
     let extra = json!({
         "bustDistancePct": v["distanceToBustPct"],
         "valid": v["openValidation"]["accepted"],
         "invalidReason": v["openValidation"]["problem"],
-        "ladder": ladder,
+        "ladder": q.close_ladder_json(),
     });
     if let (Value::Object(o), Value::Object(e)) = (v, extra) {
         o.extend(e);
@@ -307,6 +334,67 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
     })
 }
 
+/// What the plan's steps are written from.
+struct PlanTicket<'a> {
+    link: &'a str,
+    command: &'a str,
+    practice: &'a str,
+    /// The `open` command for the same ticket.
+    open: &'a str,
+    /// The wallet, when the caller gave one.
+    owner: Option<alloy_primitives::Address>,
+    /// That wallet's `sessionKey` block (`report::account::session_key_json`), when read.
+    session_key: Option<&'a Value>,
+}
+
+/// The browser terminal's four steps (seed `001_…`, `build_trade_plan`: open the link, connect on
+/// HyperEVM, enable trading with one gas-free signature, review and sign), and beside each the
+/// papertrade-tui command that does the same here (`localSteps`). With an account read, the
+/// enable step says whether its session key is already active.
+fn plan_steps(t: &PlanTicket) -> (Vec<String>, Vec<Value>) {
+    let owner = t
+        .owner
+        .map_or_else(|| "0xYourWallet".to_string(), |a| format!("{a:#x}"));
+    let active_until = t
+        .session_key
+        .filter(|k| k["status"] == json!("active"))
+        .and_then(|k| k["expiresAt"].as_u64());
+    let enable = match (t.session_key, active_until) {
+        (_, Some(expiry)) => format!(
+            "Enable trading with one gas-free signature: already done for this wallet, its session key is active until {} UTC (unix {expiry}); nothing to sign here.",
+            crate::clock::utc_minute_text(expiry.saturating_mul(1000))
+        ),
+        (Some(_), None) => "Enable trading with one gas-free signature: this wallet has no active session key, so your wallet signs RegisterSessionKey once (30 days); the key it registers can open, close and cancel, never withdraw.".to_string(),
+        (None, None) => "Enable trading with one gas-free signature (skip it if trading is already enabled): your wallet signs RegisterSessionKey once (30 days); the key it registers can open, close and cancel, never withdraw.".to_string(),
+    };
+    let steps = vec![
+        format!(
+            "Open the link: {} . It opens the browser terminal with this ticket prefilled under a review banner; it only fills a form.",
+            t.link
+        ),
+        "Connect your own wallet on HyperEVM (chain 999): the terminal offers to switch to it or add it.".to_string(),
+        enable,
+        format!(
+            "Review and sign: check market, side, margin, leverage, the bust price and what a close pays in the confirmation dialog, then confirm; only then does your session key sign the OpenPosition intent, which the relayer fills at the mark. {SIGNING_DEADLINE}"
+        ),
+    ];
+    let local = vec![
+        json!({"step": 1, "command": t.command,
+               "does": format!("opens the same ticket prefilled in papertrade-tui's terminal UI under a review banner; `{}` practises it with no funds and no network", t.practice)}),
+        json!({"step": 2, "command": format!("export PAPERTRADE_TUI_OWNER={owner}"),
+               "does": "names the wallet papertrade-tui trades for (or pass --owner); it reads and trades on HyperEVM's exchange with no wallet to connect"}),
+        json!({"step": 3, "command": "papertrade-tui key new && papertrade-tui key register --external",
+        "does": if active_until.is_some() {
+            "not needed: the session key is active (`papertrade-tui key show` shows it); run `key register` again before it expires to extend it"
+        } else {
+            "generates a session key here and has your own wallet sign RegisterSessionKey once (--owner-keystore PATH signs with a keystore file instead; `g` in the terminal UI does the same)"
+        }}),
+        json!({"step": 4, "command": t.open,
+               "does": "restates the open, checks it against the live limits and the account, and asks before the session key signs (the terminal UI's ticket asks the same on Enter)"}),
+    ];
+    (steps, local)
+}
+
 /// A plan carries no payload: the deadline is set when the user signs, by what signs it.
 const SIGNING_DEADLINE: &str = "The link carries no deadline: the browser terminal signs the open with a deadline one hour after the user confirms, papertrade-tui with its own short open deadline (120 s by default, `[deadlines] open_s`), since an open fills at the mark when the relayer reaches it.";
 
@@ -345,7 +433,7 @@ pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
     let command = deep_link::open_command(&link, false);
     let practice = deep_link::open_command(&link, true);
     let mut quote = q.json();
-    terminal_names(&mut quote);
+    terminal_names(&mut quote, &q);
     let ceiling = data.state.leverage_ceiling(p.market);
 
     let mut warnings = vec![format!(
@@ -364,7 +452,6 @@ pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
             p.market.symbol
         ));
     }
-    let mut steps = Vec::new();
     if let Some(acc) = &account {
         if acc["marginEnough"] != json!(true) {
             warnings.push(format!(
@@ -379,34 +466,46 @@ pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
                 "For this account the relayer would refuse it: {problem}."
             ));
         }
-        if acc["sessionKey"]["status"] != json!("active") {
-            steps.push(
-                "Create and register a session key first (in the browser terminal, or `papertrade-tui key create` then `papertrade-tui key register` here): it signs trades and can never withdraw.".to_string(),
-            );
-        }
     }
-    steps.extend([
-        format!("Open the link in the browser terminal ({link}) or run `{command}` here; `{practice}` practises the same ticket with no funds and no network."),
-        "The ticket opens prefilled under a review banner: check market, side, margin and leverage, and the pre-trade panel's bust price and what a close pays.".to_string(),
-        format!("Confirm in the dialog: only then does your own wallet or session key sign the OpenPosition intent; the relayer fills it at the Hyperliquid mid. {SIGNING_DEADLINE}"),
-    ]);
-    let valid = q.validation.is_ok()
-        && account
-            .as_ref()
-            .is_none_or(|acc| acc["openValidation"]["accepted"] == json!(true));
-    let value = json!({
+    let (steps, local_steps) = plan_steps(&PlanTicket {
+        link: &link,
+        command: &command,
+        practice: &practice,
+        open: &deep_link::open_command_for(
+            &p.market.symbol,
+            p.market.id,
+            p.is_long,
+            p.margin,
+            p.leverage,
+        ),
+        owner: address,
+        session_key: account.as_ref().map(|acc| &acc["sessionKey"]),
+    });
+    let account_refusal = account.as_ref().and_then(|acc| {
+        (acc["openValidation"]["accepted"] == json!(false))
+            .then(|| acc["openValidation"]["problem"].clone())
+    });
+    let valid = q.validation.is_ok() && account_refusal.is_none();
+    let mut value = json!({
         "unsigned": true,
         "link": link,
         "command": command,
         "practiceCommand": practice,
         "valid": valid,
-        "invalidReason": quote["invalidReason"],
+        "invalidReason": match (&q.validation, account_refusal) {
+            (Ok(()), Some(problem)) => problem,
+            _ => quote["invalidReason"].clone(),
+        },
         "quote": quote,
         "steps": steps,
+        "localSteps": local_steps,
         "warnings": warnings,
-        "account": account,
         "signingDeadline": SIGNING_DEADLINE,
     });
+    // The seed's `account` is optional: present only when an address was given.
+    if let Some(acc) = account {
+        value["account"] = acc;
+    }
     let text = format!(
         "UNSIGNED plan: {} {} {}x with ${} margin, bust {} ({}% away){}. Give the user this link to review and sign in their own wallet: {link} (or `{command}` in papertrade-tui). {SIGNING_DEADLINE} Nothing was signed, sent or placed.",
         side_word(&value["quote"]),

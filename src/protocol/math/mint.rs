@@ -39,6 +39,25 @@ pub fn mint_rate(
     u256_to_u128(once * decay / denominator)
 }
 
+/// The loss basis a close mints PAPER on (§5.5), wad: the whole margin on a liquidation; on a
+/// loss, the loss less the 2% LP-side fee while the payout queue is empty, the whole loss while
+/// it is active; nothing on a win or a flat close. `net` is the close's net PnL (a loss is paid
+/// 1:1, so its magnitude is the loss).
+pub fn mint_basis(margin: u128, net: i128, liquidated: bool, queue_active: bool) -> u128 {
+    if liquidated {
+        return margin;
+    }
+    if net >= 0 {
+        return 0;
+    }
+    let loss = net.unsigned_abs();
+    if queue_active {
+        loss
+    } else {
+        loss - super::valuation::loss_fee(loss)
+    }
+}
+
 /// PAPER minted for a loss basis (wad) at `rate`: `floor(basis·rate/1e18)`.
 pub fn mint_amount(basis: u128, rate: u128) -> u128 {
     u256_to_u128(U256::from(basis) * U256::from(rate) / U256::from(WAD))
@@ -79,6 +98,27 @@ mod tests {
             114_265_779_761_243_460_574_521_289,
         );
         assert_eq!(rate, 26_238_849_242_755_169_239);
+    }
+
+    /// §5.5's rule, and the recorded close 411276 (a $0.108141… loss, queue empty): its basis
+    /// is 98% of the loss.
+    #[test]
+    fn the_basis_follows_the_close() {
+        let loss: i128 = -108_141_232_449_579_150;
+        assert_eq!(
+            mint_basis(10 * WAD, loss, false, false),
+            108_141_232_449_579_150 - 2_162_824_648_991_583
+        );
+        assert_eq!(
+            mint_basis(10 * WAD, loss, false, true),
+            108_141_232_449_579_150
+        );
+        assert_eq!(
+            mint_basis(10 * WAD, -10 * WAD as i128, true, false),
+            10 * WAD
+        );
+        assert_eq!(mint_basis(10 * WAD, 5, false, false), 0);
+        assert_eq!(mint_basis(10 * WAD, 0, false, true), 0);
     }
 
     #[test]
