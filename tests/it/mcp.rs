@@ -184,6 +184,9 @@ fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
         ),
         ("get_wallet_distance_to_bust", json!({"wallet": w})),
         ("get_protocol_liquidation_map", json!({"market": "BTC"})),
+        // The seed's market is optional: every market over one scan.
+        ("get_bust_cluster_summary", json!({"clusters": 2})),
+        ("get_protocol_liquidation_map", json!({})),
         ("preview_wallet_risk", json!({"address": w})),
         (
             "preview_liquidations_nearby",
@@ -563,6 +566,34 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         get("get_protocol_liquidation_map", 0)["protocolMap"]["available"],
         false
     );
+
+    // No market named: every market, each row saying its own, each market's answer beside.
+    for (name, rows) in [
+        ("get_bust_cluster_summary", "longClusters"),
+        ("get_protocol_liquidation_map", "buckets"),
+    ] {
+        let all = get(name, 1);
+        assert_eq!(all["market"], "all", "{name}");
+        let markets: Vec<&str> = all["markets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["market"].as_str().unwrap())
+            .collect();
+        assert_eq!(markets, ["BTC", "ETH"], "{name}");
+        assert_eq!(
+            all["markets"][0]["totals"]["longNotionalUsd"], 1000.0,
+            "{name}: {all}"
+        );
+        assert_eq!(all["coverage"]["fraction"], 1.0, "{name}");
+        let listed = all[rows].as_array().unwrap();
+        assert!(!listed.is_empty(), "{name}: {all}");
+        assert!(listed.iter().all(|r| r["market"] == "BTC"), "{name}: {all}");
+        assert_eq!(
+            all["markets"][0][rows], get(name, 0)[rows],
+            "the same market's rows as when named: {name}"
+        );
+    }
 
     // Prepare open: the seed's quote and an unsigned OpenPosition whose size is the margin in wad.
     let prep = get("papertrade_prepare_open", 0);
