@@ -193,6 +193,17 @@ fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
             json!({"market": "BTC", "pct": 5, "accounts": 5}),
         ),
         ("papertrade_protocol_health", json!({})),
+        // The risk seed's paid tools: the full answer, free here (mcp_rest has the routes).
+        ("wallet_risk", json!({"address": w})),
+        (
+            "liquidations_nearby",
+            json!({"market": "BTC", "pct": 5, "accounts": 5}),
+        ),
+        (
+            "estimate_position",
+            json!({"market": "ETH", "side": "short", "marginUsd": 20, "leverage": 50, "exitMovePct": -1}),
+        ),
+        ("top_traders", json!({"window": "24h", "limit": 3})),
         (
             "papertrade_prepare_open",
             json!({"user": w, "market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500}),
@@ -570,6 +581,21 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         false
     );
 
+    // The paid tools: no payment, the free preview's figures in result.
+    for (paid, preview) in [
+        ("wallet_risk", "preview_wallet_risk"),
+        ("estimate_position", "preview_estimate_position"),
+        ("top_traders", "preview_top_traders"),
+    ] {
+        let v = get(paid, 0);
+        assert_eq!(v["status"], "no_payment_needed", "{paid}");
+        assert_eq!(v["result"], get(preview, 0), "{paid}");
+    }
+    assert_eq!(
+        get("liquidations_nearby", 0)["result"]["buckets"],
+        get("preview_liquidations_nearby", 0)["buckets"]
+    );
+
     // No market named: every market, each row saying its own, each market's answer beside.
     for (name, rows) in [
         ("get_bust_cluster_summary", "longClusters"),
@@ -593,7 +619,8 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         assert!(!listed.is_empty(), "{name}: {all}");
         assert!(listed.iter().all(|r| r["market"] == "BTC"), "{name}: {all}");
         assert_eq!(
-            all["markets"][0][rows], get(name, 0)[rows],
+            all["markets"][0][rows],
+            get(name, 0)[rows],
             "the same market's rows as when named: {name}"
         );
     }
@@ -1322,7 +1349,11 @@ async fn explorer_tools_answer_in_snake_case_with_risk_bands_and_closed_records(
     );
     // The latest trades in snake_case, the close first.
     let trades = results[10]["recent_trades"].as_array().unwrap();
-    assert_eq!(trades[0]["position_id"], closed.id.to_string(), "{trades:?}");
+    assert_eq!(
+        trades[0]["position_id"],
+        closed.id.to_string(),
+        "{trades:?}"
+    );
     assert_eq!(trades[0]["notional_usd"], 1000.0);
     client.cancel().await.unwrap();
 }

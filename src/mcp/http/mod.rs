@@ -7,6 +7,7 @@
 
 mod front;
 mod rate;
+mod rest;
 
 use std::net::SocketAddr;
 use std::pin::pin;

@@ -134,11 +134,9 @@ pub(super) async fn positions(
         return Ok(Answer { text, value });
     }
     let closed = match position_id {
-        Some(id) if !live.state.open_positions.iter().any(|p| p.id == id) => Some(
-            closed_record(reads, address, id)
-                .await
-                .map_err(fail)?,
-        ),
+        Some(id) if !live.state.open_positions.iter().any(|p| p.id == id) => {
+            Some(closed_record(reads, address, id).await.map_err(fail)?)
+        }
         _ => None,
     };
     explorer_view(&mut value, &data, position_id);
@@ -275,17 +273,26 @@ fn band(p: &mut Value, data: &MarketData) {
     let distance = o.remove("distanceToLiquidationPct");
     let market = o["market"].as_str().unwrap_or("").to_string();
     let Some(m) = data.state.instruments.iter().find(|m| m.symbol == market) else {
-        o.insert("markError".into(), json!(format!("market {market} is not listed")));
+        o.insert(
+            "markError".into(),
+            json!(format!("market {market} is not listed")),
+        );
         return;
     };
     let mark = match data.mark(m) {
         Ok(mark) => mark,
         Err(e) => {
-            o.insert("markError".into(), json!(format!("no live mark for {market}: {e}")));
+            o.insert(
+                "markError".into(),
+                json!(format!("no live mark for {market}: {e}")),
+            );
             return;
         }
     };
-    let Some(bust) = o["bustPriceRaw"].as_str().and_then(|b| b.parse::<u64>().ok()) else {
+    let Some(bust) = o["bustPriceRaw"]
+        .as_str()
+        .and_then(|b| b.parse::<u64>().ok())
+    else {
         return;
     };
     let room = room_to_bust(mark, bust, o["side"] == "long");
@@ -528,6 +535,9 @@ mod tests {
             assert_eq!(snake(from).as_deref(), to, "{from}");
         }
         let v = snake_case(json!({"recentTrades": [{"pnlUsd": 1, "BTC": {"rawPrice": "2"}}]}));
-        assert_eq!(v, json!({"recent_trades": [{"pnl_usd": 1, "BTC": {"raw_price": "2"}}]}));
+        assert_eq!(
+            v,
+            json!({"recent_trades": [{"pnl_usd": 1, "BTC": {"raw_price": "2"}}]})
+        );
     }
 }
