@@ -81,10 +81,7 @@ impl Front {
 }
 
 pub(super) fn router(front: Arc<Front>) -> Router {
-    Router::new()
-        .route("/mcp", any(endpoint))
-        .merge(super::rest::router())
-        .with_state(front)
+    Router::new().route("/mcp", any(endpoint)).with_state(front)
 }
 
 async fn endpoint(

@@ -25,7 +25,7 @@ use super::rate::Refused;
 use crate::local_server;
 use crate::mcp::tools::Paid;
 
-pub(super) fn router() -> Router<Arc<Front>> {
+pub(super) fn router(front: Arc<Front>) -> Router {
     Router::new()
         .route(
             Paid::WalletRisk.route(),
@@ -41,6 +41,7 @@ pub(super) fn router() -> Router<Arc<Front>> {
         .route(Paid::LiquidationsNearby.route(), any(nearby))
         .route(Paid::Estimate.route(), any(estimate))
         .route(Paid::TopTraders.route(), any(top_traders))
+        .with_state(front)
 }
 
 async fn nearby(
