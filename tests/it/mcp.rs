@@ -53,7 +53,10 @@ pub(crate) fn reads(sim: &Sim) -> Reads {
     }
 }
 
-async fn connect(server: Server, version: ProtocolVersion) -> RunningService<RoleClient, Client> {
+pub(crate) async fn connect(
+    server: Server,
+    version: ProtocolVersion,
+) -> RunningService<RoleClient, Client> {
     let (server_side, client_side) = tokio::io::duplex(1 << 16);
     tokio::spawn(async move {
         if let Ok(running) = server.serve(server_side).await {
