@@ -61,26 +61,51 @@ impl Server {
     }
 
     /// Answer one call: a normal result, or one with `isError` saying what to do.
-    async fn answer(&self, spec: &ToolSpec, mut args: Value) -> CallToolResult {
-        if let Err(problem) = schema::admit(&spec.input, &mut args) {
-            return failure(format!(
-                "Invalid arguments: {problem}. Fix the call (tools/list has the schema) and try again; nothing was done."
-            ));
-        }
-        let Value::Object(args) = args else {
-            return failure("Invalid arguments: they must be an object.".into());
-        };
-        match spec.implementation.call(&self.reads, &args).await {
-            Ok(answer) => {
-                let mut value = answer.value;
-                crate::text::sanitize_json(&mut value);
-                let text = crate::text::sanitize_line(&answer.text, 2000);
+    async fn answer(&self, spec: &ToolSpec, args: Value) -> CallToolResult {
+        match self.outcome(spec, args).await {
+            Ok((text, value)) => {
                 let mut result = CallToolResult::structured(value);
                 result.content = vec![ContentBlock::text(text)];
                 result
             }
-            Err(f) => failure(f.0),
+            Err(message) => failure(message),
         }
+    }
+
+    /// A listed tool's text and structured result, sanitised, or what to do instead: the checks
+    /// and answer of `tools/call`, for the HTTP routes that give a tool's answer (`http::rest`).
+    /// `None` when this server does not list `name`.
+    pub(crate) async fn run(&self, name: &str, args: Value) -> Option<Result<Value, String>> {
+        let spec = self.find(name)?;
+        Some(self.outcome(spec, args).await.map(|(_, value)| value))
+    }
+
+    async fn outcome(
+        &self,
+        spec: &ToolSpec,
+        mut args: Value,
+    ) -> Result<(String, Value), String> {
+        if let Err(problem) = schema::admit(&spec.input, &mut args) {
+            return Err(format!(
+                "Invalid arguments: {problem}. Fix the call (tools/list has the schema) and try again; nothing was done."
+            ));
+        }
+        let Value::Object(args) = args else {
+            return Err("Invalid arguments: they must be an object.".into());
+        };
+        let answer = spec
+            .implementation
+            .call(&self.reads, &args)
+            .await
+            .map_err(|f| f.0)?;
+        let mut value = answer.value;
+        crate::text::sanitize_json(&mut value);
+        Ok((crate::text::sanitize_line(&answer.text, 2000), value))
+    }
+
+    /// A listed tool's input schema.
+    pub(crate) fn input_schema(&self, name: &str) -> Option<&rmcp::model::JsonObject> {
+        self.find(name).map(|t| &t.input)
     }
 }
 

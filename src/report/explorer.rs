@@ -234,6 +234,35 @@ pub async fn history(
     ))
 }
 
+/// One closed position of `wallet` as `get_trade_history` lists it, from this machine's history
+/// file of the wallet or the recent-trades feed (`Ok`), or else the gap of the history in which
+/// the exchange booked its close unseen, if one names it (`Err`, possibly `None`).
+pub async fn closed_trade(
+    http: &ExchangeHttp,
+    data_dir: &std::path::Path,
+    wallet: Address,
+    id: U256,
+) -> Result<Result<Value, Option<Value>>, ReportError> {
+    let all = history(http, data_dir, wallet, "all", 0, usize::MAX, 0)
+        .await?
+        .json();
+    let id = id.to_string();
+    let named = |list: &Value, key: &str| {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .find(|t| {
+                t[key].as_str() == Some(id.as_str())
+                    || t[key]
+                        .as_array()
+                        .is_some_and(|ids| ids.iter().any(|i| i.as_str() == Some(id.as_str())))
+            })
+            .cloned()
+    };
+    Ok(named(&all["trades"], "position_id")
+        .ok_or_else(|| named(&all["complete"]["gaps"], "unseen_position_ids")))
+}
+
 /// Feed rows of one position id.
 fn position_rows(feed: &[TradeEvent], id: U256) -> Vec<Value> {
     feed.iter()

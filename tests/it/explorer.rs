@@ -501,6 +501,28 @@ async fn history_adds_the_wallets_history_file_once_per_position_beside_the_feed
         file.append(&HistoryLine::Trade(r.clone())).unwrap();
     }
     let w = t.wallet_hex();
+    // The explorer seed's get_positions on the old, closed position: this machine's record of
+    // it (the feed has forgotten it).
+    let mut reads = crate::mcp::reads(&sim);
+    reads.data_dir = data.clone();
+    let client = crate::mcp::connect(
+        papertrade_tui::mcp::Server::new(reads, &[papertrade_tui::mcp::Seed::Explorer]),
+        rmcp::model::ProtocolVersion::V_2025_06_18,
+    )
+    .await;
+    let closed = crate::mcp::call(
+        &client,
+        "get_positions",
+        serde_json::json!({"address": w, "position_id": old.id().to_string()}),
+    )
+    .await
+    .structured_content
+    .unwrap()["closed"]
+        .clone();
+    assert_eq!(closed["found"], true, "{closed}");
+    assert_eq!(closed["sources"], serde_json::json!(["history_file"]));
+    assert_eq!(closed["net_pnl_raw"], old.closed.net_pnl.to_string());
+    client.cancel().await.unwrap();
     let out = run_in(Some(&sim), home, &data, &["history", &w, "--json"]).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();

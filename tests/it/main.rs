@@ -20,6 +20,7 @@ mod mcp;
 mod mcp_args;
 mod mcp_http;
 mod mcp_seed_fields;
+mod mcp_rest;
 mod outcomes;
 mod properties;
 mod pty;

@@ -187,12 +187,26 @@ pub(crate) fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
         ),
         ("get_wallet_distance_to_bust", json!({"wallet": w})),
         ("get_protocol_liquidation_map", json!({"market": "BTC"})),
+        // The seed's market is optional: every market over one scan.
+        ("get_bust_cluster_summary", json!({"clusters": 2})),
+        ("get_protocol_liquidation_map", json!({})),
         ("preview_wallet_risk", json!({"address": w})),
         (
             "preview_liquidations_nearby",
             json!({"market": "BTC", "pct": 5, "accounts": 5}),
         ),
         ("papertrade_protocol_health", json!({})),
+        // The risk seed's paid tools: the full answer, free here (mcp_rest has the routes).
+        ("wallet_risk", json!({"address": w})),
+        (
+            "liquidations_nearby",
+            json!({"market": "BTC", "pct": 5, "accounts": 5}),
+        ),
+        (
+            "estimate_position",
+            json!({"market": "ETH", "side": "short", "marginUsd": 20, "leverage": 50, "exitMovePct": -1}),
+        ),
+        ("top_traders", json!({"window": "24h", "limit": 3})),
         (
             "papertrade_prepare_open",
             json!({"user": w, "market": "BTC", "side": "long", "marginUsd": 100, "leverage": 500}),
@@ -462,11 +476,7 @@ pub(crate) async fn every_tool_is_exact<Keep>(
     assert_eq!(p["scenarios"][0]["priceMovePct"], -1.0);
 
     // The wallet: the engine's own position and balance, the queued open.
-    for name in [
-        "papertrade_wallet_positions",
-        "get_wallet_positions",
-        "get_positions",
-    ] {
+    for name in ["papertrade_wallet_positions", "get_wallet_positions"] {
         let v = get(name, 0);
         assert_eq!(v["address"], w, "{name}");
         let p = &v["positions"][0];
@@ -487,9 +497,15 @@ pub(crate) async fn every_tool_is_exact<Keep>(
             "what a close pays is margin + net, beside the net: {name}: {p}"
         );
     }
+    // The explorer's in its snake_case (explorer_tools_answer_in_snake_case… has the rest).
     let explorer = get("get_positions", 0);
     assert_eq!(
-        explorer["totals"]["marginRaw"],
+        explorer["positions"][0]["bust_price_raw"],
+        held[0].bust_price.to_string()
+    );
+    assert_eq!(explorer["pending_operations"][0]["intent_id"], queued);
+    assert_eq!(
+        explorer["totals"]["margin_raw"],
         (50u128 * 10u128.pow(18)).to_string()
     );
     assert_eq!(explorer["marks"]["BTC"]["raw"], mark.to_string());
@@ -497,6 +513,7 @@ pub(crate) async fn every_tool_is_exact<Keep>(
     let narrowed = get("get_positions", 1);
     assert_eq!(narrowed["positions"].as_array().unwrap().len(), 0);
     assert_eq!(narrowed["closed"]["open"], false);
+    assert_eq!(narrowed["closed"]["found"], false);
     let balance = sim
         .server
         .shared
@@ -564,6 +581,50 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         get("get_protocol_liquidation_map", 0)["protocolMap"]["available"],
         false
     );
+
+    // The paid tools: no payment, the free preview's figures in result.
+    for (paid, preview) in [
+        ("wallet_risk", "preview_wallet_risk"),
+        ("estimate_position", "preview_estimate_position"),
+        ("top_traders", "preview_top_traders"),
+    ] {
+        let v = get(paid, 0);
+        assert_eq!(v["status"], "no_payment_needed", "{paid}");
+        assert_eq!(v["result"], get(preview, 0), "{paid}");
+    }
+    assert_eq!(
+        get("liquidations_nearby", 0)["result"]["buckets"],
+        get("preview_liquidations_nearby", 0)["buckets"]
+    );
+
+    // No market named: every market, each row saying its own, each market's answer beside.
+    for (name, rows) in [
+        ("get_bust_cluster_summary", "longClusters"),
+        ("get_protocol_liquidation_map", "buckets"),
+    ] {
+        let all = get(name, 1);
+        assert_eq!(all["market"], "all", "{name}");
+        let markets: Vec<&str> = all["markets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["market"].as_str().unwrap())
+            .collect();
+        assert_eq!(markets, ["BTC", "ETH"], "{name}");
+        assert_eq!(
+            all["markets"][0]["totals"]["longNotionalUsd"], 1000.0,
+            "{name}: {all}"
+        );
+        assert_eq!(all["coverage"]["fraction"], 1.0, "{name}");
+        let listed = all[rows].as_array().unwrap();
+        assert!(!listed.is_empty(), "{name}: {all}");
+        assert!(listed.iter().all(|r| r["market"] == "BTC"), "{name}: {all}");
+        assert_eq!(
+            all["markets"][0][rows],
+            get(name, 0)[rows],
+            "the same market's rows as when named: {name}"
+        );
+    }
 
     // Prepare open: the seed's quote and an unsigned OpenPosition whose size is the margin in wad.
     let prep = get("papertrade_prepare_open", 0);
@@ -1185,4 +1246,137 @@ fn a_failed_stdio_handshake_writes_no_error_document_on_stdout() {
     let only: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(only["error"]["code"], -32700, "{only}");
     assert_eq!(only["jsonrpc"], "2.0");
+}
+
+/// Where `value` has a camelCase field name (the explorer seed's are snake_case throughout);
+/// `marks` is keyed by market symbol, which is data.
+fn camel_case_keys(value: &Value, at: &str, found: &mut Vec<String>) {
+    match value {
+        Value::Object(o) => {
+            for (k, v) in o {
+                let camel = k.starts_with(|c: char| c.is_ascii_lowercase())
+                    && k.chars().any(|c| c.is_ascii_uppercase());
+                if camel {
+                    found.push(format!("{at}.{k}"));
+                }
+                if k != "marks" {
+                    camel_case_keys(v, &format!("{at}.{k}"), found);
+                }
+            }
+        }
+        Value::Array(a) => {
+            for (i, v) in a.iter().enumerate() {
+                camel_case_keys(v, &format!("{at}[{i}]"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explorer_tools_answer_in_snake_case_with_risk_bands_and_closed_records() {
+    let sim = sim_at_seed_price().await;
+    let mut trader = sim.trader(1_000).await;
+    // A 50x long held (2% from bust: band high), and a 2x long opened then closed.
+    for (margin, leverage) in [(20, 50), (500, 2)] {
+        let (body, _) = trader.open(sim.now_s(), 0, true, margin, leverage);
+        assert_eq!(sim.post("/intents", &body).await.0, 200);
+        sim.advance(1_000).await;
+    }
+    let held = sim
+        .server
+        .shared
+        .with_engine(|e| e.accounts[&trader.address()].state.open_positions.clone());
+    assert_eq!(held.len(), 2);
+    let (kept, closed) = if held[0].leverage == 50 {
+        (&held[0], &held[1])
+    } else {
+        (&held[1], &held[0])
+    };
+    let (body, _) = trader.close(sim.now_s(), vec![closed.id]);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_000).await;
+    let w = trader.wallet_hex();
+
+    let client = connect(
+        Server::new(reads(&sim), &[Seed::Explorer]),
+        ProtocolVersion::V_2025_06_18,
+    )
+    .await;
+    let tools = client.list_all_tools().await.unwrap();
+    let calls = [
+        ("get_positions", json!({"address": w})),
+        (
+            "get_positions",
+            json!({"address": w, "position_id": closed.id.to_string()}),
+        ),
+        (
+            "get_positions",
+            json!({"address": w, "position_id": "999999"}),
+        ),
+        ("get_wallet", json!({"address": w})),
+        ("get_intents", json!({"address": w})),
+        (
+            "lookup_intent",
+            json!({"intent_id": format!("0x{}", "ab".repeat(32)), "wallet": w}),
+        ),
+        ("get_trade_history", json!({"address": w})),
+        ("search", json!({"query": w})),
+        ("search", json!({"query": closed.id.to_string()})),
+        ("get_leaderboard", json!({"window": "all"})),
+        ("get_protocol_overview", json!({"recent_trades": 5})),
+    ];
+    let mut results = Vec::new();
+    for (name, a) in calls {
+        let tool = tools.iter().find(|t| t.name == name).unwrap();
+        let v = structured(tool, &call(&client, name, a).await);
+        let mut camel = Vec::new();
+        camel_case_keys(&v, name, &mut camel);
+        assert!(camel.is_empty(), "{name}: {camel:?}");
+        results.push(v);
+    }
+
+    // The held position: its distance to bust and the band of that distance.
+    let p = &results[0]["positions"][0];
+    assert_eq!(results[0]["positions"].as_array().unwrap().len(), 1);
+    assert_eq!(p["position_id"], kept.id.to_string());
+    assert_eq!(p["bust_price_raw"], kept.bust_price.to_string());
+    assert_eq!(p["mark_price_raw"], "828003");
+    assert_eq!(p["risk_band"], "high", "{p}");
+    let distance = p["distance_to_bust_pct"].as_f64().unwrap();
+    assert!((1.9..2.0).contains(&distance), "{p}");
+    assert!(results[0]["closed"].is_null());
+    assert_eq!(results[0]["marks"]["BTC"]["raw"], "828003");
+    assert_eq!(results[0]["totals"]["margin_raw"], kept.margin.to_string());
+
+    // The closed one: no open row, its closed-trade record (from the feed here).
+    let c = &results[1];
+    assert_eq!(c["positions"].as_array().unwrap().len(), 0);
+    assert_eq!(c["closed"]["found"], true, "{c}");
+    assert_eq!(c["closed"]["position_id"], closed.id.to_string());
+    assert_eq!(c["closed"]["leverage"], 2);
+    assert_eq!(c["closed"]["notional_usd"], 1000.0);
+    assert!(
+        c["closed"]["sources"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("feed")),
+        "{c}"
+    );
+    // Neither this machine nor the feed knows it: said plainly.
+    let unknown = &results[2]["closed"];
+    assert_eq!(unknown["found"], false, "{unknown}");
+    assert!(
+        unknown["note"].as_str().unwrap().contains("neither"),
+        "{unknown}"
+    );
+    // The latest trades in snake_case, the close first.
+    let trades = results[10]["recent_trades"].as_array().unwrap();
+    assert_eq!(
+        trades[0]["position_id"],
+        closed.id.to_string(),
+        "{trades:?}"
+    );
+    assert_eq!(trades[0]["notional_usd"], 1000.0);
+    client.cancel().await.unwrap();
 }

@@ -47,7 +47,7 @@ impl Danger {
     }
 
     /// The band of a distance `room / mark` (room in raw price units, `mark` > 0).
-    fn of(room: i128, mark: u64) -> Self {
+    pub fn of(room: i128, mark: u64) -> Self {
         if room <= 0 {
             return Danger::Liquidatable;
         }

@@ -39,9 +39,9 @@ use crate::mcp::{Server, VERSIONS};
 /// Request bodies, as the seeds cap them.
 pub(super) const MAX_BODY: usize = 64 * 1024;
 /// A client that has not sent its body by then is answered 408.
-const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// Every POST is answered by then (the tools' own reads are bounded well within it).
-const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
+pub(super) const ANSWER_TIMEOUT: Duration = Duration::from_secs(60);
 /// An answer rmcp gives for one message is read up to this (the largest tool result is far less).
 const MAX_ANSWER: usize = 16 * 1024 * 1024;
 /// Messages of one batch answered at the same time (the rest wait their turn, order kept).
@@ -51,10 +51,10 @@ const READ_ONLY: &str = "Read-only: no tool signs, sends funds, places or closes
 Typed data and plans are returned UNSIGNED for the user to review and sign themselves.";
 
 pub(super) struct Front {
-    server: Server,
+    pub(super) server: Server,
     rmcp: StreamableHttpService<Server, NeverSessionManager>,
     bound: SocketAddr,
-    rate: Mutex<RateLimit>,
+    pub(super) rate: Mutex<RateLimit>,
 }
 
 impl Front {
@@ -125,7 +125,7 @@ impl Front {
     /// The request's host if it may be served: a loopback or bound-address `Host` with the port
     /// (DNS-rebinding defence), and no browser `Origin` but a loopback one.
     #[allow(clippy::result_large_err)]
-    fn admit(&self, headers: &HeaderMap) -> Result<String, Response> {
+    pub(super) fn admit(&self, headers: &HeaderMap) -> Result<String, Response> {
         let host = local_server::allowed_host(headers, self.bound).ok_or_else(|| {
             refusal(
                 StatusCode::FORBIDDEN,
@@ -357,7 +357,7 @@ impl Front {
 
 /// The body, refused (413) past `MAX_BODY` as soon as it says or sends more: never buffered
 /// whole first.
-async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+pub(super) async fn read_capped(headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
     let too_large = || {
         refusal(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -451,7 +451,7 @@ fn accepts(headers: &HeaderMap, media: &str) -> bool {
         .any(|m| media_type(m) == media)
 }
 
-fn preflight() -> Response {
+pub(super) fn preflight() -> Response {
     (
         StatusCode::NO_CONTENT,
         [

@@ -7,6 +7,7 @@
 
 mod front;
 mod rate;
+mod rest;
 
 use std::net::SocketAddr;
 use std::pin::pin;
@@ -55,7 +56,8 @@ impl HttpServer {
             addr,
             rate_per_minute,
         ));
-        let router = front::router(front);
+        // `/mcp`, and beside it the risk seed's paid routes (`rest`), under the same rules.
+        let router = front::router(front.clone()).merge(rest::router(front));
         let (stop, stopped) = watch::channel(false);
         tracing::info!(%addr, ?only, rate_per_minute, "mcp over http");
         let task = tokio::spawn(accept(listener, router, stopped));

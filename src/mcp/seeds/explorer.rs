@@ -6,7 +6,6 @@ use serde_json::json;
 use super::super::schema::{self, address, hash, integer, of, string};
 use super::super::spec::{Seed, ToolSpec};
 use super::super::tools::{Implementation, PositionsView};
-use super::wallet_positions_output;
 
 const ADDRESS: &str = "Wallet address: 0x followed by 40 hex characters. Case-insensitive.";
 
@@ -99,7 +98,7 @@ pub fn tools() -> Vec<ToolSpec> {
         spec(
             "get_positions",
             "Open positions valued at the live mark",
-            "Open positions of a wallet valued at the live Papertrade mark: side, leverage, margin, notional, entry, mark, bust (liquidation) price, unrealized PnL, what a close pays now after the deadband, impact haircut and fee, and the distance to bust. Totals included. Pass position_id to narrow to one position.",
+            "Open positions of a wallet valued at the live Papertrade mark: side, leverage, margin, notional, entry, mark, bust (liquidation) price, unrealized PnL before the close-side haircut, what a close pays now after the deadband, impact haircut and fee, the distance to bust and its risk band (liquidatable at or past bust, critical under 1%, high under 5%, elevated under 15%, low beyond). Totals included. Pass position_id to fetch one position; if it is already closed, closed has the closed-trade record when this machine's history or the trade feed has it, and says so when neither does.",
             schema::object(
                 &[
                     ("address", address(ADDRESS)),
@@ -110,21 +109,7 @@ pub fn tools() -> Vec<ToolSpec> {
                 ],
                 &["address"],
             ),
-            {
-                let mut o = wallet_positions_output();
-                for (k, v) in [
-                    ("marks", of("object".into())),
-                    ("totals", of("object".into())),
-                    ("closed", of(json!(["object", "null"]))),
-                ] {
-                    o["properties"][k] = v;
-                    o["required"]
-                        .as_array_mut()
-                        .expect("required")
-                        .push(json!(k));
-                }
-                o
-            },
+            positions_output(),
             Implementation::Positions(PositionsView::Explorer),
         ),
         spec(
@@ -265,4 +250,61 @@ pub fn tools() -> Vec<ToolSpec> {
             Implementation::Overview,
         ),
     ]
+}
+
+/// `get_positions`' result, in the seed's snake_case: the wallet's figures, each open position
+/// with its distance to bust and risk band, the marks, totals and a closed position's record.
+fn positions_output() -> serde_json::Map<String, serde_json::Value> {
+    schema::output(
+        &[
+            ("address", of("string".into())),
+            ("balance_usd", of("number".into())),
+            ("balance_raw", of("string".into())),
+            ("available_usd", of("number".into())),
+            ("queued_usd", of("number".into())),
+            (
+                "positions",
+                json!({"type": "array", "items": {"type": "object", "properties": {
+                    "position_id": {"type": "string"}, "market": {"type": "string"},
+                    "side": {"type": "string", "enum": ["long", "short"]},
+                    "leverage": {"type": "integer"},
+                    "margin_usd": {"type": "number"}, "margin_raw": {"type": "string"},
+                    "notional_usd": {"type": "number"},
+                    "entry_price": {"type": "number"}, "entry_price_raw": {"type": "string"},
+                    "bust_price": {"type": "number"}, "bust_price_raw": {"type": "string"},
+                    "mark_price": {"type": "number"}, "mark_price_raw": {"type": "string"},
+                    "unrealized_pnl_usd": {"type": "number"},
+                    "close_pays_usd": {"type": "number"}, "close_net_pnl_usd": {"type": "number"},
+                    "distance_to_bust_pct": {"type": "number"},
+                    "risk_band": {"type": "string", "enum": ["liquidatable", "critical", "high", "elevated", "low"]},
+                    "mark_error": {"type": "string"}
+                }, "required": ["position_id", "market", "side", "leverage", "margin_usd",
+                                "margin_raw", "notional_usd", "entry_price_raw", "bust_price_raw"]}}),
+            ),
+            ("pending_operations", of("array".into())),
+            (
+                "marks",
+                json!({"type": "object", "additionalProperties": {"type": "object", "properties": {
+                    "price": {"type": "number"}, "raw": {"type": "string"}
+                }, "required": ["price", "raw"]}}),
+            ),
+            (
+                "totals",
+                json!({"type": "object", "properties": {
+                    "positions": {"type": "integer"},
+                    "margin_usd": {"type": "number"}, "margin_raw": {"type": "string"},
+                    "close_pays_usd": {"type": "number"}, "close_pays_raw": {"type": "string"},
+                    "close_net_pnl_usd": {"type": "number"}, "close_net_pnl_raw": {"type": "string"}
+                }, "required": ["positions", "margin_usd", "margin_raw"]}),
+            ),
+            (
+                "closed",
+                json!({"type": ["object", "null"], "properties": {
+                    "position_id": {"type": "string"}, "found": {"type": "boolean"},
+                    "open": {"type": "boolean"}, "note": {"type": "string"}
+                }, "required": ["position_id", "found", "open"]}),
+            ),
+        ],
+        &["address", "marks", "positions", "totals", "closed"],
+    )
 }

@@ -31,6 +31,21 @@ fn market() -> Value {
     one_of("Market symbol.", &["BTC", "ETH"])
 }
 
+/// `market` where the seed makes it optional: absent, every market.
+fn optional_market() -> Value {
+    one_of("Market symbol; every market when absent.", &["BTC", "ETH"])
+}
+
+/// A per-market view's output schema with what an every-market answer adds: `market` is then
+/// `all`, `markets` each market's own answer and `unavailable` the markets that could not be read.
+fn every_market(mut o: serde_json::Map<String, Value>) -> serde_json::Map<String, Value> {
+    o["properties"]["markets"] = json!({"type": "array", "items": {"type": "object"}});
+    o["properties"]["unavailable"] = json!({"type": "array", "items": {"type": "object", "properties": {
+        "market": {"type": "string"}, "reason": {"type": "string"}
+    }, "required": ["market", "reason"]}});
+    o
+}
+
 fn wallets() -> Value {
     integer(
         "Wallets to scan, most open notional first (1 to 44, default 20).",
@@ -110,19 +125,19 @@ pub fn tools() -> Vec<ToolSpec> {
         spec(
             "get_bust_cluster_summary",
             "Bust clusters",
-            "The largest clusters of bust prices on each side of the mark, with notional and distance from the mark.",
+            "The largest clusters of bust prices on each side of the mark, with notional and distance from the mark. Without market, every market over one scan: each cluster says its market, and markets has each market's summary.",
             schema::object(
                 &[
-                    ("market", market()),
+                    ("market", optional_market()),
                     ("wallets", wallets()),
                     (
                         "clusters",
                         integer("Clusters per side (1 to 10).", Some(1), Some(10)),
                     ),
                 ],
-                &["market"],
+                &[],
             ),
-            liquidation_output(&["longClusters", "shortClusters"]),
+            every_market(liquidation_output(&["longClusters", "shortClusters"])),
             Implementation::BustClusters,
         ),
         spec(
@@ -139,13 +154,13 @@ pub fn tools() -> Vec<ToolSpec> {
         spec(
             "get_protocol_liquidation_map",
             "Protocol liquidation map",
-            "A market's liquidation map over the whole price range, regrouped onto a bucket size. The exchange serves no protocol-wide map: the result says so (protocolMap.available false) and gives the scan's map instead.",
+            "A market's liquidation map over the whole price range, regrouped onto a bucket size; without market, every market's (each bucket says its market, and markets has each market's map). The exchange serves no protocol-wide map: the result says so (protocolMap.available false) and gives the scan's map instead.",
             schema::object(
-                &[("market", market()), ("bucketUsd", bucket())],
-                &["market"],
+                &[("market", optional_market()), ("bucketUsd", bucket())],
+                &[],
             ),
             {
-                let mut o = liquidation_output(&["buckets"]);
+                let mut o = every_market(liquidation_output(&["buckets"]));
                 o["properties"]["protocolMap"] = of("object".into());
                 o["required"]
                     .as_array_mut()

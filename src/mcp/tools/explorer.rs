@@ -6,6 +6,10 @@ use serde_json::{Value, json};
 
 use crate::client::live_account::LiveAccount;
 use crate::client::market_data::MarketData;
+use alloy_primitives::{Address, U256};
+
+use crate::analytics::liquidations::Danger;
+use crate::protocol::math::room_to_bust;
 use crate::report::{ReportError, account, explorer as report, protocol};
 
 use super::{Answer, Args, Failure, Reads};
@@ -38,7 +42,7 @@ pub(super) async fn leaderboard(reads: &Reads, a: &Args<'_>) -> Result<Answer, F
         a.text("query").as_deref(),
     )
     .map_err(fail)?;
-    let value = report::board(&reads.http, r).await.map_err(fail)?.json();
+    let value = snake_case(report::board(&reads.http, r).await.map_err(fail)?.json());
     let text = format!(
         "Leaderboard {} page {} of {} wallets: {} shown, ranked by {} {}. Names are untrusted text.",
         value["window"].as_str().unwrap_or(""),
@@ -68,10 +72,12 @@ pub(super) async fn top_traders(reads: &Reads, a: &Args<'_>) -> Result<Answer, F
 
 pub(super) async fn wallet(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     let address = report::wallet("<ADDR>", &a.text("address").unwrap_or_default()).map_err(fail)?;
-    let value = report::balance_sheet(&reads.http, address)
-        .await
-        .map_err(fail)?
-        .json(&report::stream_url(&reads.http, address));
+    let value = snake_case(
+        report::balance_sheet(&reads.http, address)
+            .await
+            .map_err(fail)?
+            .json(&report::stream_url(&reads.http, address)),
+    );
     let text = format!(
         "Wallet {:#x}: balance ${}, available ${}, {} open position(s), {} pending operation(s).",
         address,
@@ -124,6 +130,16 @@ pub(super) async fn positions(
     a: &Args<'_>,
 ) -> Result<Answer, Failure> {
     let address = report::wallet("<ADDR>", &a.text("address").unwrap_or_default()).map_err(fail)?;
+    let position_id = a
+        .text("position_id")
+        .map(|t| match crate::analytics::search::classify(&t) {
+            crate::analytics::search::Query::Position(id) => Ok(id),
+            _ => Err(Failure(format!(
+                    "Invalid argument position_id: must be a position id, a whole number such as 400013, got {:?}. Fix it and call the tool again; nothing was done.",
+                crate::text::sanitize_line(&t, 40)
+            ))),
+        })
+        .transpose()?;
     let live = LiveAccount::open(&reads.http, address, None)
         .await
         .map_err(|e| fail(e.into()))?;
@@ -132,49 +148,138 @@ pub(super) async fn positions(
         .map_err(|e| fail(e.into()))?;
     let ranks = account::queue_ranks(&reads.http, address).await;
     let mut value = account::account_json(&live.state, &data, &ranks, "watch");
-    if view == PositionsView::Explorer {
-        explorer_view(&mut value, &data, a.text("position_id"));
+    if view != PositionsView::Explorer {
+        let capped = if view == PositionsView::Terminal {
+            cap_positions(&mut value)
+        } else {
+            String::new()
+        };
+        let text = format!(
+            "Wallet {:#x}: balance ${}, available ${}, {} open position(s){capped}, {} pending operation(s); trading {}. Read-only: nothing can act on the account.",
+            address,
+            value["balanceUsd"],
+            value["availableUsd"],
+            value["totalPositions"]
+                .as_u64()
+                .map_or(count(&value["positions"]), |n| n as usize),
+            count(&value["pendingOperations"]),
+            if value["tradingEnabled"] == json!(true) {
+                "enabled (an unexpired session key is registered)"
+            } else {
+                "NOT enabled (no unexpired session key)"
+            },
+        );
+        return Ok(Answer { text, value });
     }
-    let capped = if view == PositionsView::Terminal {
-        cap_positions(&mut value)
-    } else {
-        String::new()
+    let closed = match position_id {
+        Some(id) if !live.state.open_positions.iter().any(|p| p.id == id) => {
+            Some(closed_record(reads, address, id).await.map_err(fail)?)
+        }
+        _ => None,
+    };
+    explorer_view(&mut value, &data, position_id);
+    let mut value = snake_case(value);
+    // Keyed by symbol, which is data, not a field name: set after the renaming.
+    value["marks"] = marks(&data);
+    value["closed"] = closed.clone().unwrap_or(Value::Null);
+    let closed_text = match &closed {
+        None => String::new(),
+        Some(c) if c["found"] == true => format!(
+            " Position {} is closed: its closed-trade record is in closed.",
+            c["position_id"].as_str().unwrap_or("")
+        ),
+        Some(c) => format!(
+            " Position {} is not open in this wallet and its close is unknown here (closed.note).",
+            c["position_id"].as_str().unwrap_or("")
+        ),
     };
     let text = format!(
-        "Wallet {:#x}: balance ${}, available ${}, {} open position(s){capped}, {} pending operation(s); trading {}. Read-only: nothing can act on the account.",
+        "Wallet {:#x}: balance ${}, {} open position(s) shown{}.{} Read-only.",
         address,
-        value["balanceUsd"],
-        value["availableUsd"],
-        value["totalPositions"]
-            .as_u64()
-            .map_or(count(&value["positions"]), |n| n as usize),
-        count(&value["pendingOperations"]),
-        if value["tradingEnabled"] == json!(true) {
-            "enabled (an unexpired session key is registered)"
-        } else {
-            "NOT enabled (no unexpired session key)"
-        },
+        value["balance_usd"],
+        count(&value["positions"]),
+        worst_band(&value["positions"])
+            .map(|b| format!(", the nearest to bust in band {b}"))
+            .unwrap_or_default(),
+        closed_text,
     );
     Ok(Answer { text, value })
 }
 
-/// The explorer's extra fields: each market's mark, totals over the positions shown, and one
-/// position when asked for (its closed record is in `get_trade_history`).
-fn explorer_view(value: &mut Value, data: &MarketData, position_id: Option<String>) {
-    let marks: serde_json::Map<String, Value> = data
-        .state
-        .instruments
+/// A position no longer open: its closed-trade record where this machine's history file of the
+/// wallet or the recent-trades feed has one, else a plain statement that neither does (and when
+/// the wallet's history knows it closed unseen, between when).
+async fn closed_record(reads: &Reads, wallet: Address, id: U256) -> Result<Value, ReportError> {
+    Ok(
+        match report::closed_trade(&reads.http, &reads.data_dir, wallet, id).await? {
+            Ok(mut trade) => {
+                trade["found"] = json!(true);
+                trade["open"] = json!(false);
+                trade
+            }
+            Err(gap) => {
+                let mut note = format!(
+                    "position {id} is not open in wallet {wallet:#x}, and neither this machine's history file of the wallet nor the recent-trades feed (the latest trades across the protocol) has its close: the exchange publishes no older trade history"
+                );
+                if let Some(g) = &gap {
+                    note.push_str(&format!(
+                        "; the exchange booked its close while this machine was not following the wallet, between {} and {} (ms), in a gap of net {}",
+                        g["from"], g["to"], g["unseen_net_pnl_usd"].as_str().unwrap_or("?")
+                    ));
+                }
+                let mut v = json!({
+                    "position_id": id.to_string(),
+                    "found": false,
+                    "open": false,
+                    "note": note,
+                });
+                if let Some(g) = gap {
+                    v["unseen_between"] = json!({"from": g["from"], "to": g["to"]});
+                }
+                v
+            }
+        },
+    )
+}
+
+/// Each market's live mark, keyed by symbol.
+fn marks(data: &MarketData) -> Value {
+    Value::Object(
+        data.state
+            .instruments
+            .iter()
+            .filter_map(|m| {
+                let mark = data.mark(m).ok()?;
+                Some((
+                    m.symbol.clone(),
+                    json!({"price": crate::protocol::units::price_json(mark, m.price_scale), "raw": mark.to_string()}),
+                ))
+            })
+            .collect(),
+    )
+}
+
+/// The band of the position nearest to its bust, if any is valued.
+fn worst_band(positions: &Value) -> Option<&str> {
+    positions
+        .as_array()?
         .iter()
-        .filter_map(|m| {
-            let mark = data.mark(m).ok()?;
-            Some((
-                m.symbol.clone(),
-                json!({"price": crate::protocol::units::price_json(mark, m.price_scale), "raw": mark.to_string()}),
-            ))
-        })
-        .collect();
-    if let (Some(id), Some(list)) = (&position_id, value["positions"].as_array_mut()) {
-        list.retain(|p| p["positionId"].as_str() == Some(id.trim()));
+        .filter_map(|p| p["risk_band"].as_str())
+        .min_by_key(|b| Danger::ALL.iter().position(|d| d.label() == *b))
+}
+
+/// The explorer's shape of the wallet's positions: one position when asked for, each with its
+/// distance to bust and the risk band of that distance (computed from the integers: the room
+/// between mark and bust against the mark), and totals over the positions shown.
+fn explorer_view(value: &mut Value, data: &MarketData, position_id: Option<U256>) {
+    if let Some(list) = value["positions"].as_array_mut() {
+        if let Some(id) = position_id {
+            let id = id.to_string();
+            list.retain(|p| p["positionId"].as_str() == Some(id.as_str()));
+        }
+        for p in list.iter_mut() {
+            band(p, data);
+        }
     }
     // Sums of the exact integers, so the totals are as exact as the rows.
     let sum = |key: &str| -> i128 {
@@ -188,8 +293,6 @@ fn explorer_view(value: &mut Value, data: &MarketData, position_id: Option<Strin
     let margin = sum("marginRaw");
     let net = sum("closeNetPnlRaw");
     let pays = sum("closePaysRaw");
-    let found = count(&value["positions"]) > 0;
-    value["marks"] = Value::Object(marks);
     value["totals"] = json!({
         "positions": count(&value["positions"]),
         "marginUsd": crate::protocol::units::wad_json(margin, 2),
@@ -199,14 +302,43 @@ fn explorer_view(value: &mut Value, data: &MarketData, position_id: Option<Strin
         "closeNetPnlUsd": crate::protocol::units::wad_json(net, 2),
         "closeNetPnlRaw": net.to_string(),
     });
-    value["closed"] = match position_id {
-        Some(id) if !found => json!({
-            "position_id": id,
-            "open": false,
-            "note": "not open in this wallet: a closed position's record is in get_trade_history",
-        }),
-        _ => Value::Null,
+}
+
+/// One position row's mark, distance to bust and risk band; without a mark (market unlisted or
+/// unpriced) the three are left out and `markError` says why.
+fn band(p: &mut Value, data: &MarketData) {
+    let Some(o) = p.as_object_mut() else { return };
+    let distance = o.remove("distanceToLiquidationPct");
+    let market = o["market"].as_str().unwrap_or("").to_string();
+    let Some(m) = data.state.instruments.iter().find(|m| m.symbol == market) else {
+        o.insert(
+            "markError".into(),
+            json!(format!("market {market} is not listed")),
+        );
+        return;
     };
+    let mark = match data.mark(m) {
+        Ok(mark) => mark,
+        Err(e) => {
+            o.insert(
+                "markError".into(),
+                json!(format!("no live mark for {market}: {e}")),
+            );
+            return;
+        }
+    };
+    let Some(bust) = o["bustPriceRaw"]
+        .as_str()
+        .and_then(|b| b.parse::<u64>().ok())
+    else {
+        return;
+    };
+    let room = room_to_bust(mark, bust, o["side"] == "long");
+    o.insert("markPriceRaw".into(), json!(mark.to_string()));
+    if let Some(d) = distance {
+        o.insert("distanceToBustPct".into(), d);
+    }
+    o.insert("riskBand".into(), json!(Danger::of(room, mark).label()));
 }
 
 pub(super) async fn intents(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
@@ -214,6 +346,7 @@ pub(super) async fn intents(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failu
     let (value, _) = report::intents(&reads.http, &reads.data_dir, address, 0)
         .await
         .map_err(fail)?;
+    let value = snake_case(value);
     let text = format!(
         "Wallet {:#x}: {} pending intent(s). Use lookup_intent to follow one id.",
         address, value["count"]
@@ -229,9 +362,11 @@ pub(super) async fn lookup(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failur
         .map(|w| report::wallet("wallet", &w))
         .transpose()
         .map_err(fail)?;
-    let value = report::lookup(&reads.http, &reads.data_dir, id, wallet, 0)
-        .await
-        .map_err(fail)?;
+    let value = snake_case(
+        report::lookup(&reads.http, &reads.data_dir, id, wallet, 0)
+            .await
+            .map_err(fail)?,
+    );
     let text = format!(
         "Intent {:#x}: {}. {}",
         id,
@@ -253,10 +388,12 @@ pub(super) async fn history(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failu
         })?,
     };
     let filter = a.text("filter").unwrap_or_else(|| "all".into());
-    let value = report::history(&reads.http, &reads.data_dir, address, &filter, page, 75, 0)
-        .await
-        .map_err(fail)?
-        .json();
+    let value = snake_case(
+        report::history(&reads.http, &reads.data_dir, address, &filter, page, 75, 0)
+            .await
+            .map_err(fail)?
+            .json(),
+    );
     let text = format!(
         "Wallet {:#x}: {} closed trade(s) on this page ({filter}){}. {}",
         address,
@@ -276,6 +413,7 @@ pub(super) async fn search(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failur
     let (query, value) = report::search(&reads.http, &reads.data_dir, &q)
         .await
         .map_err(fail)?;
+    let value = snake_case(value);
     let text = format!(
         "{} → {}; follow up with {}.",
         crate::text::sanitize_line(&q, 80),
@@ -290,7 +428,7 @@ pub(super) async fn overview(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fail
     let o = protocol::overview(&reads.http, recent, "1h")
         .await
         .map_err(fail)?;
-    let value = o.value;
+    let value = snake_case(o.value);
     let text = format!(
         "Papertrade: TVL ${}, {} market(s), trading {}, {} recent trade(s) included{}.",
         value["tvl_usd"],
@@ -372,4 +510,72 @@ pub(super) async fn paper_mint(reads: &Reads, a: &Args<'_>) -> Result<Answer, Fa
         value["paperPerUsd"],
     );
     Ok(Answer { text, value })
+}
+
+/// `value` with every field name in snake_case (`notionalUsd` → `notional_usd`), as the explorer
+/// seed names its fields throughout. Only camelCase names change: symbols (`BTC`), windows
+/// (`24h`) and addresses are left as they are.
+fn snake_case(value: Value) -> Value {
+    match value {
+        Value::Object(o) => Value::Object(
+            o.into_iter()
+                .map(|(k, v)| (snake(&k).unwrap_or(k), snake_case(v)))
+                .collect(),
+        ),
+        Value::Array(a) => Value::Array(a.into_iter().map(snake_case).collect()),
+        other => other,
+    }
+}
+
+/// A camelCase name in snake_case; `None` for any other key.
+fn snake(key: &str) -> Option<String> {
+    let mut chars = key.chars();
+    let camel = chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && key.chars().any(|c| c.is_ascii_uppercase());
+    if !camel {
+        return None;
+    }
+    let mut out = String::with_capacity(key.len() + 4);
+    let mut previous_upper = false;
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            if !previous_upper {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+        previous_upper = c.is_ascii_uppercase();
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn camel_case_names_become_snake_case_and_nothing_else_changes() {
+        for (from, to) in [
+            ("notionalUsd", Some("notional_usd")),
+            ("markPriceRaw", Some("mark_price_raw")),
+            ("volumeBtc", Some("volume_btc")),
+            ("intentID", Some("intent_id")),
+            ("balance_usd", None),
+            ("BTC", None),
+            ("kPEPE", Some("k_pepe")),
+            ("24h", None),
+            ("0xAbC", None),
+            ("time", None),
+        ] {
+            assert_eq!(snake(from).as_deref(), to, "{from}");
+        }
+        let v = snake_case(json!({"recentTrades": [{"pnlUsd": 1, "BTC": {"rawPrice": "2"}}]}));
+        assert_eq!(
+            v,
+            json!({"recent_trades": [{"pnl_usd": 1, "BTC": {"raw_price": "2"}}]})
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! The liquidation views (liquidations seed, and the risk service's previews of the same):
 //! `report::liquidations`, over a bounded scan of the wallets with the most open notional.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::analytics::liquidations::{
     DEFAULT_BUCKETS, DEFAULT_CLOSEST, DEFAULT_CLUSTERS, DEFAULT_WALLETS,
@@ -138,36 +138,117 @@ async fn closest(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     Ok(Answer { text, value })
 }
 
-/// The named market's scan over the `wallets` largest: what the per-market tools start from.
-async fn gather_market(reads: &Reads, a: &Args<'_>) -> Result<(String, Gathered), Failure> {
-    let market = a.text("market").unwrap_or_default();
+/// A per-market view (`clusters`, `liquidation_map`) of the named market, or of every listed
+/// market when none is named, as the seeds take `market` as optional. One scan serves all.
+/// `view` answers one market: its JSON (scan included) and a sentence.
+async fn per_market(
+    reads: &Reads,
+    a: &Args<'_>,
+    rows: &[&str],
+    view: impl Fn(&Gathered, &str) -> Result<(Value, String), ReportError>,
+) -> Result<Answer, Failure> {
+    let market = a.text("market");
     let g = gather(
         &reads.http,
-        Some(&market),
+        market.as_deref(),
         number(a, "wallets", DEFAULT_WALLETS),
     )
     .await
     .map_err(fail)?;
-    Ok((market, g))
+    if let Some(market) = market {
+        let (value, text) = view(&g, &market).map_err(fail)?;
+        return Ok(Answer {
+            text: format!("{text}; {}.", coverage_text(&value)),
+            value,
+        });
+    }
+    let symbols: Vec<String> = g
+        .data
+        .state
+        .instruments
+        .iter()
+        .map(|m| m.symbol.clone())
+        .collect();
+    let mut value = json!({"market": "all"});
+    let mut markets = Vec::new();
+    let mut unavailable = Vec::new();
+    let mut texts = Vec::new();
+    for symbol in &symbols {
+        match view(&g, symbol) {
+            Ok((mut one, text)) => {
+                // Each market's rows, in market order, each saying its market.
+                for field in rows {
+                    for row in one[*field].as_array().into_iter().flatten() {
+                        let mut row = row.clone();
+                        row["market"] = json!(symbol);
+                        push(&mut value, field, row);
+                    }
+                }
+                if let Some(o) = one.as_object_mut() {
+                    o.remove("scan");
+                    o.remove("parameters");
+                }
+                markets.push(one);
+                texts.push(text);
+            }
+            Err(e) => {
+                unavailable.push(json!({"market": symbol, "reason": fail(e).0}));
+            }
+        }
+    }
+    if markets.is_empty() {
+        return Err(Failure(format!(
+            "No market could be read: {}. Try again in a minute, or name a market.",
+            unavailable
+                .iter()
+                .filter_map(|u| u["reason"].as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+    for field in rows {
+        if value.get(*field).is_none() {
+            value[*field] = json!([]);
+        }
+    }
+    if let Some(protocol) = markets[0].get("protocolMap") {
+        value["protocolMap"] = protocol.clone();
+    }
+    value["coverage"] = crate::analytics::liquidations::json::coverage(&g.coverage(None));
+    value["markets"] = Value::Array(markets);
+    value["unavailable"] = Value::Array(unavailable);
+    let value = report::with_scan(value, &g);
+    Ok(Answer {
+        text: format!(
+            "Every market (no market named): {}; {}.",
+            texts.join("; "),
+            coverage_text(&value)
+        ),
+        value,
+    })
+}
+
+fn push(value: &mut Value, field: &str, row: Value) {
+    match value[field].as_array_mut() {
+        Some(list) => list.push(row),
+        None => value[field] = json!([row]),
+    }
 }
 
 async fn clusters(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
-    let (market, g) = gather_market(reads, a).await?;
-    let (value, m, _, _, summary) = report::clusters(
-        &g,
-        &market,
-        a.text("bucketUsd").as_deref(),
-        number(a, "clusters", DEFAULT_CLUSTERS),
-    )
-    .map_err(fail)?;
-    let text = format!(
-        "{}: {} cluster(s) of long busts below the mark, {} of short busts above; {}.",
-        m.symbol,
-        summary.longs.len(),
-        summary.shorts.len(),
-        coverage_text(&value)
-    );
-    Ok(Answer { text, value })
+    let count = number(a, "clusters", DEFAULT_CLUSTERS);
+    per_market(reads, a, &["longClusters", "shortClusters"], |g, market| {
+        let (value, m, _, _, summary) =
+            report::clusters(g, market, a.text("bucketUsd").as_deref(), count)?;
+        let text = format!(
+            "{}: {} cluster(s) of long busts below the mark, {} of short busts above",
+            m.symbol,
+            summary.longs.len(),
+            summary.shorts.len(),
+        );
+        Ok((value, text))
+    })
+    .await
 }
 
 async fn wallet_distance(reads: &Reads, field: &str, a: &Args<'_>) -> Result<Answer, Failure> {
@@ -186,14 +267,15 @@ async fn wallet_distance(reads: &Reads, field: &str, a: &Args<'_>) -> Result<Ans
 }
 
 async fn liquidation_map(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
-    let (market, g) = gather_market(reads, a).await?;
-    let (value, m, _, _, map) =
-        report::liquidation_map(&g, &market, a.text("bucketUsd").as_deref()).map_err(fail)?;
-    let text = format!(
-        "{}: the exchange serves no protocol-wide liquidation map (protocolMap.available is false); this is the scan's bust prices in {} bucket(s); {}.",
-        m.symbol,
-        map.buckets.len(),
-        coverage_text(&value)
-    );
-    Ok(Answer { text, value })
+    per_market(reads, a, &["buckets"], |g, market| {
+        let (value, m, _, _, map) =
+            report::liquidation_map(g, market, a.text("bucketUsd").as_deref())?;
+        let text = format!(
+            "{}: the exchange serves no protocol-wide liquidation map (protocolMap.available is false); this is the scan's bust prices in {} bucket(s)",
+            m.symbol,
+            map.buckets.len(),
+        );
+        Ok((value, text))
+    })
+    .await
 }

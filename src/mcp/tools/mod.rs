@@ -5,6 +5,7 @@
 mod explorer;
 mod liquidations;
 mod markets;
+mod paid;
 mod quote;
 mod status;
 mod typed_data;
@@ -18,6 +19,7 @@ use crate::report::ReportError;
 pub use explorer::{PositionsView, TERMINAL_POSITIONS_LIMIT};
 pub use liquidations::BustMapView;
 pub use markets::MarketsView;
+pub use paid::{NO_PAYMENT, Paid};
 pub use quote::QuoteView;
 pub use status::StatusView;
 
@@ -61,6 +63,8 @@ pub enum Implementation {
     WalletRisk(&'static str),
     LiquidationMap,
     Status(StatusView),
+    /// One of the risk service's paid routes: its full answer, free here.
+    Paid(Paid),
 }
 
 /// A tool's result: a short text for the model and the structured data for programs.
@@ -98,6 +102,7 @@ impl Implementation {
             Implementation::Overview => explorer::overview(reads, &a).await,
             Implementation::TopTraders => explorer::top_traders(reads, &a).await,
             Implementation::Status(view) => status::status(reads, view, &a).await,
+            Implementation::Paid(p) => paid::call(p, reads, args).await,
             Implementation::BustMap(_)
             | Implementation::ClosestToBust
             | Implementation::BustClusters
