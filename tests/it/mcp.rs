@@ -857,12 +857,34 @@ async fn each_seed_alone_has_exactly_its_names_and_versions_are_echoed() {
     assert_eq!(all.len(), each);
 
     for version in [
+        ProtocolVersion::V_2025_11_25,
         ProtocolVersion::V_2025_06_18,
         ProtocolVersion::V_2025_03_26,
         ProtocolVersion::V_2024_11_05,
     ] {
         let client = connect(Server::new(reads(&sim), &[]), version.clone()).await;
         assert_eq!(client.peer_info().unwrap().protocol_version, version);
+        client.cancel().await.unwrap();
+    }
+    // The seeds' capabilities, exactly; the server's name is the chosen seed's where its
+    // document gives one (only the terminal's), this binary's otherwise.
+    for (only, name) in [
+        (&[Seed::Terminal][..], "papertrade-terminal"),
+        (&[Seed::Sdk][..], "papertrade-tui"),
+        (&[Seed::Terminal, Seed::Sdk][..], "papertrade-tui"),
+        (&[][..], "papertrade-tui"),
+    ] {
+        let client = connect(
+            Server::new(reads(&sim), only),
+            ProtocolVersion::V_2025_06_18,
+        )
+        .await;
+        let info = client.peer_info().unwrap();
+        assert_eq!(info.server_info.as_ref().unwrap().name, name, "{only:?}");
+        assert_eq!(
+            serde_json::to_value(&info.capabilities).unwrap(),
+            json!({"tools": {"listChanged": false}})
+        );
         client.cancel().await.unwrap();
     }
     // A version this server does not speak gets 2025-06-18.
@@ -1162,4 +1184,38 @@ fn a_failed_stdio_handshake_writes_no_error_document_on_stdout() {
     let only: Value = serde_json::from_str(&lines[0]).unwrap();
     assert_eq!(only["error"]["code"], -32700, "{only}");
     assert_eq!(only["jsonrpc"], "2.0");
+}
+
+/// `server.json` (the official MCP registry's description of this server) stays in step with
+/// the binary: its version, its name, the command that serves MCP, the registry's limits.
+#[test]
+fn server_json_describes_this_binary() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/server.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["$schema"],
+        "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    );
+    let name = v["name"].as_str().unwrap();
+    assert_eq!(name.matches('/').count(), 1, "{name}");
+    assert!(name.ends_with("/papertrade-tui"), "{name}");
+    let description = v["description"].as_str().unwrap();
+    assert!((1..=100).contains(&description.len()), "{description}");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    let package = &v["packages"][0];
+    assert_eq!(v["packages"].as_array().unwrap().len(), 1);
+    assert_eq!(package["registryType"], "cargo");
+    assert_eq!(package["identifier"], env!("CARGO_PKG_NAME"));
+    assert_eq!(package["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(package["transport"], json!({"type": "stdio"}));
+    assert_eq!(
+        package["packageArguments"],
+        json!([{"type": "positional", "value": "mcp"}])
+    );
+    // No invented public address: the project has none yet.
+    for field in ["repository", "websiteUrl", "remotes"] {
+        assert!(v.get(field).is_none(), "{field}");
+    }
+    assert!(package.get("registryBaseUrl").is_none());
 }
