@@ -18,6 +18,7 @@ mod layers;
 mod liquidations;
 mod mcp;
 mod mcp_http;
+mod mcp_official;
 mod outcomes;
 mod properties;
 mod pty;
