@@ -1219,3 +1219,89 @@ fn server_json_describes_this_binary() {
     }
     assert!(package.get("registryBaseUrl").is_none());
 }
+
+/// The stateless 2026-07-28 revision over stdio, as raw lines: no `initialize`;
+/// `server/discover` names the versions, the capabilities and who answers; requests carry their
+/// version, client info and capabilities in `_meta` and are served; the revision's codes for a
+/// request without that `_meta` and for a version not served.
+#[test]
+fn stdio_serves_the_2026_revision_without_a_handshake() {
+    let meta = |version: &str| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    };
+    let typed = json!({"type": "Close", "message": {"user": "0x14791697260e4c9a71f18484c9f997b308e59325", "positionIds": ["400013"]}});
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta("2026-07-28")}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta("2026-07-28")}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "papertrade_build_typed_data", "arguments": typed, "_meta": meta("2026-07-28")}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta("2099-01-01")}}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect::<String>();
+    let (code, lines, err) = mcp_stdio(&["--only", "sdk"], &input);
+    assert_eq!(code, Some(0), "{err}");
+    let answers: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answers:#?}"))
+    };
+    let discovered = &by_id(1)["result"];
+    assert_eq!(
+        discovered["supportedVersions"],
+        json!([
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]),
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["capabilities"],
+        json!({"tools": {"listChanged": false}})
+    );
+    assert_eq!(
+        discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "papertrade-tui"
+    );
+    let tools = by_id(2)["result"]["tools"].as_array().unwrap().len();
+    assert_eq!(tools, 7, "{}", by_id(2));
+    let call = &by_id(3)["result"];
+    assert_eq!(call["isError"], false, "{call}");
+    assert_eq!(call["structuredContent"]["primaryType"], "Close", "{call}");
+    assert_eq!(by_id(4)["error"]["code"], -32602, "{}", by_id(4));
+    assert_eq!(by_id(5)["error"]["code"], -32022, "{}", by_id(5));
+}
+
+/// The terminal seed names its server; chosen alone, this one announces that name.
+#[test]
+fn only_the_terminal_announces_the_terminals_server_name() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for (only, name) in [
+        ("terminal", "papertrade-terminal"),
+        ("explorer", "papertrade-tui"),
+    ] {
+        let (code, lines, err) = mcp_stdio(&["--only", only], &format!("{init}\n"));
+        assert_eq!(code, Some(0), "{err}");
+        let v: Value = serde_json::from_str(&lines[0]).unwrap();
+        assert_eq!(v["result"]["serverInfo"]["name"], name, "{v}");
+        assert_eq!(
+            v["result"]["capabilities"],
+            json!({"tools": {"listChanged": false}}),
+            "{v}"
+        );
+    }
+}
