@@ -109,9 +109,11 @@ pub(crate) fn classify(message: &Value) -> Result<Option<Value>, Value> {
     Ok(id)
 }
 
-/// The methods this server answers (the seeds' list; `initialize`'s notification aside).
-const SERVED: [&str; 7] = [
+/// The methods this server answers (the seeds' list, `initialize`'s notification aside, and
+/// 2026-07-28's `server/discover`).
+const SERVED: [&str; 8] = [
     "initialize",
+    "server/discover",
     "ping",
     "tools/list",
     "tools/call",

@@ -30,6 +30,16 @@ impl Seed {
         Self::NAMES[self as usize]
     }
 
+    /// The `serverInfo.name` the seed's own server announces, where its document gives one
+    /// (only the terminal's does: "Server name | `papertrade-terminal`"). The others document
+    /// none, and one is not made up for them: they keep this binary's name.
+    pub fn server_name(self) -> Option<&'static str> {
+        match self {
+            Seed::Terminal => Some("papertrade-terminal"),
+            Seed::Sdk | Seed::Explorer | Seed::Risk | Seed::Liquidations => None,
+        }
+    }
+
     pub fn parse(text: &str) -> Option<Seed> {
         Self::ALL
             .into_iter()

@@ -21,6 +21,7 @@ mod mcp_args;
 mod mcp_http;
 mod mcp_seed_fields;
 mod mcp_rest;
+mod mcp_official;
 mod outcomes;
 mod properties;
 mod pty;

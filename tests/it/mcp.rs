@@ -941,12 +941,34 @@ async fn each_seed_alone_has_exactly_its_names_and_versions_are_echoed() {
     assert_eq!(all.len(), each);
 
     for version in [
+        ProtocolVersion::V_2025_11_25,
         ProtocolVersion::V_2025_06_18,
         ProtocolVersion::V_2025_03_26,
         ProtocolVersion::V_2024_11_05,
     ] {
         let client = connect(Server::new(reads(&sim), &[]), version.clone()).await;
         assert_eq!(client.peer_info().unwrap().protocol_version, version);
+        client.cancel().await.unwrap();
+    }
+    // The seeds' capabilities, exactly; the server's name is the chosen seed's where its
+    // document gives one (only the terminal's), this binary's otherwise.
+    for (only, name) in [
+        (&[Seed::Terminal][..], "papertrade-terminal"),
+        (&[Seed::Sdk][..], "papertrade-tui"),
+        (&[Seed::Terminal, Seed::Sdk][..], "papertrade-tui"),
+        (&[][..], "papertrade-tui"),
+    ] {
+        let client = connect(
+            Server::new(reads(&sim), only),
+            ProtocolVersion::V_2025_06_18,
+        )
+        .await;
+        let info = client.peer_info().unwrap();
+        assert_eq!(info.server_info.as_ref().unwrap().name, name, "{only:?}");
+        assert_eq!(
+            serde_json::to_value(&info.capabilities).unwrap(),
+            json!({"tools": {"listChanged": false}})
+        );
         client.cancel().await.unwrap();
     }
     // A version this server does not speak gets 2025-06-18.
@@ -1379,4 +1401,124 @@ async fn explorer_tools_answer_in_snake_case_with_risk_bands_and_closed_records(
     );
     assert_eq!(trades[0]["notional_usd"], 1000.0);
     client.cancel().await.unwrap();
+}
+
+/// `server.json` (the official MCP registry's description of this server) stays in step with
+/// the binary: its version, its name, the command that serves MCP, the registry's limits.
+#[test]
+fn server_json_describes_this_binary() {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/server.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["$schema"],
+        "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    );
+    let name = v["name"].as_str().unwrap();
+    assert_eq!(name.matches('/').count(), 1, "{name}");
+    assert!(name.ends_with("/papertrade-tui"), "{name}");
+    let description = v["description"].as_str().unwrap();
+    assert!((1..=100).contains(&description.len()), "{description}");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    let package = &v["packages"][0];
+    assert_eq!(v["packages"].as_array().unwrap().len(), 1);
+    assert_eq!(package["registryType"], "cargo");
+    assert_eq!(package["identifier"], env!("CARGO_PKG_NAME"));
+    assert_eq!(package["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(package["transport"], json!({"type": "stdio"}));
+    assert_eq!(
+        package["packageArguments"],
+        json!([{"type": "positional", "value": "mcp"}])
+    );
+    // No invented public address: the project has none yet.
+    for field in ["repository", "websiteUrl", "remotes"] {
+        assert!(v.get(field).is_none(), "{field}");
+    }
+    assert!(package.get("registryBaseUrl").is_none());
+}
+
+/// The stateless 2026-07-28 revision over stdio, as raw lines: no `initialize`;
+/// `server/discover` names the versions, the capabilities and who answers; requests carry their
+/// version, client info and capabilities in `_meta` and are served; the revision's codes for a
+/// request without that `_meta` and for a version not served.
+#[test]
+fn stdio_serves_the_2026_revision_without_a_handshake() {
+    let meta = |version: &str| {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": version,
+            "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {},
+        })
+    };
+    let typed = json!({"type": "Close", "message": {"user": "0x14791697260e4c9a71f18484c9f997b308e59325", "positionIds": ["400013"]}});
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": meta("2026-07-28")}}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta("2026-07-28")}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+            "name": "papertrade_build_typed_data", "arguments": typed, "_meta": meta("2026-07-28")}}),
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list", "params": {"_meta": meta("2099-01-01")}}),
+    ]
+    .iter()
+    .map(|m| format!("{m}\n"))
+    .collect::<String>();
+    let (code, lines, err) = mcp_stdio(&["--only", "sdk"], &input);
+    assert_eq!(code, Some(0), "{err}");
+    let answers: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    let by_id = |id: i64| {
+        answers
+            .iter()
+            .find(|a| a["id"] == id)
+            .unwrap_or_else(|| panic!("no answer to {id}: {answers:#?}"))
+    };
+    let discovered = &by_id(1)["result"];
+    assert_eq!(
+        discovered["supportedVersions"],
+        json!([
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]),
+        "{discovered}"
+    );
+    assert_eq!(
+        discovered["capabilities"],
+        json!({"tools": {"listChanged": false}})
+    );
+    assert_eq!(
+        discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "papertrade-tui"
+    );
+    let tools = by_id(2)["result"]["tools"].as_array().unwrap().len();
+    assert_eq!(tools, 7, "{}", by_id(2));
+    let call = &by_id(3)["result"];
+    assert_eq!(call["isError"], false, "{call}");
+    assert_eq!(call["structuredContent"]["primaryType"], "Close", "{call}");
+    assert_eq!(by_id(4)["error"]["code"], -32602, "{}", by_id(4));
+    assert_eq!(by_id(5)["error"]["code"], -32022, "{}", by_id(5));
+}
+
+/// The terminal seed names its server; chosen alone, this one announces that name.
+#[test]
+fn only_the_terminal_announces_the_terminals_server_name() {
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    for (only, name) in [
+        ("terminal", "papertrade-terminal"),
+        ("explorer", "papertrade-tui"),
+    ] {
+        let (code, lines, err) = mcp_stdio(&["--only", only], &format!("{init}\n"));
+        assert_eq!(code, Some(0), "{err}");
+        let v: Value = serde_json::from_str(&lines[0]).unwrap();
+        assert_eq!(v["result"]["serverInfo"]["name"], name, "{v}");
+        assert_eq!(
+            v["result"]["capabilities"],
+            json!({"tools": {"listChanged": false}}),
+            "{v}"
+        );
+    }
 }

@@ -131,11 +131,14 @@ async fn the_transport_behaves_as_the_hosted_servers_document() {
     let server = start(reads(&sim), 1_000).await;
     let raw = Raw::new(&server);
 
-    // The three versions are echoed; another gets 2025-06-18.
+    // The versions with a handshake are echoed; another gets 2025-06-18.
     for (asked, answered) in [
         ("2025-06-18", "2025-06-18"),
         ("2025-03-26", "2025-03-26"),
         ("2024-11-05", "2024-11-05"),
+        ("2025-11-25", "2025-11-25"),
+        // 2026-07-28 has no handshake: asked over `initialize`, the seeds' default answers.
+        ("2026-07-28", "2025-06-18"),
         ("2024-01-01", "2025-06-18"),
     ] {
         let a = raw.rpc(initialize(1, asked)).await;
@@ -151,6 +154,10 @@ async fn the_transport_behaves_as_the_hosted_servers_document() {
         assert_eq!(v["id"], 1);
         assert_eq!(v["result"]["protocolVersion"], answered, "{v}");
         assert_eq!(v["result"]["serverInfo"]["name"], "papertrade-tui");
+        assert_eq!(
+            v["result"]["capabilities"],
+            json!({"tools": {"listChanged": false}})
+        );
         assert_eq!(a.header("access-control-allow-origin"), Some("*"));
     }
 
@@ -321,9 +328,10 @@ async fn the_transport_behaves_as_the_hosted_servers_document() {
                 .body(request(21, "ping", json!({})).to_string()),
         )
         .await;
+    // Refused with 2026-07-28's code for it, naming the versions served.
     assert_eq!(
         (a.status, a.json()["error"]["code"].clone()),
-        (400, json!(-32600)),
+        (400, json!(-32022)),
         "{}",
         a.text
     );
@@ -374,12 +382,35 @@ async fn the_transport_behaves_as_the_hosted_servers_document() {
             .unwrap()
             .contains("POST")
     );
-    assert!(
-        a.header("access-control-allow-headers")
-            .unwrap()
-            .to_ascii_lowercase()
-            .contains("content-type")
-    );
+    // The headers the seeds allow, and 2026-07-28's routing headers.
+    let allowed = a
+        .header("access-control-allow-headers")
+        .unwrap()
+        .to_ascii_lowercase();
+    for header in [
+        "authorization",
+        "mcp-session-id",
+        "mcp-protocol-version",
+        "content-type",
+        "accept",
+        "mcp-method",
+        "mcp-name",
+    ] {
+        assert!(
+            allowed.split(',').any(|h| h.trim() == header),
+            "{header} not in {allowed}"
+        );
+    }
+    // The loopback rule stays: a preflight from another site is refused.
+    let a = raw
+        .send(
+            raw.http
+                .request(reqwest::Method::OPTIONS, &raw.url)
+                .header("origin", "https://evil.example")
+                .header("access-control-request-method", "POST"),
+        )
+        .await;
+    assert_eq!(a.status, 403, "{}", a.text);
 
     // The body cap: 65 KB is refused, whether declared or streamed without a length.
     let big = format!(
@@ -699,5 +730,193 @@ async fn a_stalled_client_is_cut_off() {
     assert!(!head.starts_with("HTTP/1.1 200"), "{head}");
     assert!(body.starts_with("HTTP/1.1 408"), "{body}");
     assert!(body.contains("-32600"), "{body}");
+    server.stop().await;
+}
+
+/// A 2026-07-28 request: its version, client info and capabilities in `_meta`, the version and
+/// method (and name) in headers, as the revision has clients send them.
+fn modern(raw: &Raw, id: i64, method: &str, mut params: Value) -> reqwest::RequestBuilder {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let mut r = raw
+        .post()
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", method);
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        r = r.header("mcp-name", name);
+    }
+    r.body(request(id, method, params).to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stateless_2026_revision_is_served_over_http() {
+    let sim = sim_at_seed_price().await;
+    let server = start(reads(&sim), 1_000).await;
+    let raw = Raw::new(&server);
+
+    // Discovery: every version offered, the seeds' capabilities, who answers.
+    let a = raw
+        .send(modern(&raw, 1, "server/discover", json!({})))
+        .await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let v = a.json()["result"].clone();
+    assert_eq!(
+        v["supportedVersions"],
+        json!([
+            "2024-11-05",
+            "2025-03-26",
+            "2025-06-18",
+            "2025-11-25",
+            "2026-07-28"
+        ]),
+        "{v}"
+    );
+    assert_eq!(v["capabilities"], json!({"tools": {"listChanged": false}}));
+    assert_eq!(
+        v["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "papertrade-tui",
+        "{v}"
+    );
+
+    // Without a handshake: list and call.
+    let a = raw.send(modern(&raw, 2, "tools/list", json!({}))).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    assert!(a.json()["result"]["tools"].as_array().unwrap().len() > 10);
+    let call = json!({"name": "get_markets", "arguments": {}});
+    let a = raw.send(modern(&raw, 3, "tools/call", call.clone())).await;
+    assert_eq!(a.status, 200, "{}", a.text);
+    let v = a.json();
+    assert_eq!(v["result"]["isError"], false, "{v}");
+    assert!(v["result"]["structuredContent"].is_object(), "{v}");
+
+    // The revision's rules and codes: headers that contradict the body (-32020), a request
+    // without the required `_meta` (-32602), a version not served (-32022 names the ones that
+    // are), and no batches.
+    let a = raw
+        .send(
+            modern(&raw, 4, "tools/call", call.clone())
+                .header("mcp-name", "get_wallet")
+                .header("mcp-method", "tools/list"),
+        )
+        .await;
+    assert_eq!(
+        (a.status, a.json()["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{}",
+        a.text
+    );
+    let a = raw
+        .send(
+            raw.post()
+                .header("mcp-protocol-version", "2026-07-28")
+                .header("mcp-method", "tools/list")
+                .body(request(5, "tools/list", json!({})).to_string()),
+        )
+        .await;
+    assert_eq!(
+        (a.status, a.json()["error"]["code"].clone()),
+        (400, json!(-32602)),
+        "{}",
+        a.text
+    );
+    let a = raw
+        .send(
+            raw.post()
+                .header("mcp-protocol-version", "2099-01-01")
+                .header("mcp-method", "tools/list")
+                .body(request(6, "tools/list", json!({})).to_string()),
+        )
+        .await;
+    let v = a.json();
+    assert_eq!(
+        (a.status, v["error"]["code"].clone()),
+        (400, json!(-32022)),
+        "{v}"
+    );
+    assert_eq!(v["error"]["data"]["supported"][4], "2026-07-28", "{v}");
+    let a = raw
+        .send(
+            raw.post()
+                .header("mcp-protocol-version", "2026-07-28")
+                .body(json!([request(7, "tools/list", json!({}))]).to_string()),
+        )
+        .await;
+    assert_eq!(
+        (a.status, a.json()["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{}",
+        a.text
+    );
+    server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_card_is_published_where_the_seeds_publish_theirs() {
+    let sim = sim_at_seed_price().await;
+    let server = start(reads(&sim), 1_000).await;
+    let raw = Raw::new(&server);
+    let base = format!("http://{}", server.addr);
+    let mut cards = Vec::new();
+    for path in ["/.well-known/mcp/server-card.json", "/.well-known/mcp.json"] {
+        let a = raw.send(raw.http.get(format!("{base}{path}"))).await;
+        assert_eq!(a.status, 200, "{path}: {}", a.text);
+        assert_eq!(a.header("access-control-allow-origin"), Some("*"));
+        assert!(
+            a.header("content-type")
+                .unwrap()
+                .starts_with("application/json")
+        );
+        cards.push(a.json());
+    }
+    assert_eq!(cards[0], cards[1]);
+    let card = &cards[0];
+    assert_eq!(card["serverInfo"]["name"], "papertrade-tui");
+    assert_eq!(card["serverInfo"]["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(
+        card["capabilities"],
+        json!({"tools": {"listChanged": false}})
+    );
+    assert_eq!(card["transport"]["type"], "streamable-http");
+    assert_eq!(card["transport"]["url"], server.url());
+    assert_eq!(card["remotes"][0]["url"], server.url());
+    assert!(
+        card["protocolVersions"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("2026-07-28"))
+    );
+    // The same tools, with the same schemas, as tools/list.
+    let listed =
+        raw.rpc(request(1, "tools/list", json!({}))).await.json()["result"]["tools"].clone();
+    assert_eq!(card["tools"], listed);
+    // The plain GET of /mcp points at it.
+    let d = raw.send(raw.http.get(&raw.url)).await.json();
+    assert_eq!(
+        d["serverCard"],
+        format!("{base}/.well-known/mcp/server-card.json")
+    );
+    // Read-only, and behind the same Host and Origin rules as /mcp.
+    let a = raw
+        .send(raw.http.post(format!("{base}/.well-known/mcp.json")))
+        .await;
+    assert_eq!(a.status, 405, "{}", a.text);
+    let a = raw
+        .send(
+            raw.http
+                .get(format!("{base}/.well-known/mcp.json"))
+                .header("host", "evil.example"),
+        )
+        .await;
+    assert_eq!(a.status, 403, "{}", a.text);
+    let a = raw
+        .send(
+            raw.http
+                .get(format!("{base}/.well-known/mcp.json"))
+                .header("origin", "https://evil.example"),
+        )
+        .await;
+    assert_eq!(a.status, 403, "{}", a.text);
     server.stop().await;
 }

@@ -2,11 +2,15 @@
 //! answers every message (the one `Server` behind it answers the tools).
 //!
 //! rmcp (3.11, stateless, JSON responses) does the JSON-RPC serving, the handshake and version
-//! negotiation. What it does not do, and is done here: batches and JSON-RPC errors for unreadable
-//! bodies (`jsonrpc`), a plain `GET` describing the server, `OPTIONS` and CORS, answering clients
-//! that accept only JSON (rmcp wants both JSON and SSE in `Accept`) or only SSE (one `message`
-//! event), the rate limit, and the Host/Origin rules for every method — including the ones rmcp
-//! never sees — so its own Host check is off and the requests it gets are built here.
+//! negotiation, and the 2026-07-28 revision's rules (`server/discover`, the version in each
+//! request's `_meta` matching the `MCP-Protocol-Version` header, the `Mcp-Method`/`Mcp-Name`
+//! headers matching the body, its error codes). What it does not do, and is done here: batches
+//! and JSON-RPC errors for unreadable bodies (`jsonrpc`), a plain `GET` describing the server,
+//! the server card (`/.well-known/mcp/server-card.json` and `/.well-known/mcp.json`), `OPTIONS`
+//! and CORS, answering clients that accept only JSON (rmcp wants both JSON and SSE in `Accept`)
+//! or only SSE (one `message` event), the rate limit, and the Host/Origin rules for every method
+//! and path — including the ones rmcp never sees — so its own Host check is off and the requests
+//! it gets are built here, with the client's protocol headers copied over.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -25,6 +29,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::any;
 use futures::StreamExt;
 use rmcp::ServerHandler;
+use rmcp::model::{ErrorCode, ProtocolVersion};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use serde_json::{Value, json};
@@ -47,6 +52,15 @@ const MAX_ANSWER: usize = 16 * 1024 * 1024;
 /// Messages of one batch answered at the same time (the rest wait their turn, order kept).
 const BATCH_CONCURRENCY: usize = 4;
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+/// The 2026-07-28 revision's routing headers (SEP-2243), which rmcp checks against the body:
+/// `Mcp-Method`, `Mcp-Name` and one `Mcp-Param-NAME` per argument a tool's schema marks.
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+const PARAM_HEADER_PREFIX: &str = "mcp-param-";
+/// What a browser page may send (the seeds' list, plus the 2026-07-28 routing headers).
+const CORS_ALLOW_HEADERS: &str = "Content-Type, Accept, Authorization, Mcp-Session-Id, Mcp-Protocol-Version, Mcp-Method, Mcp-Name";
+/// The server card's two addresses, as the seeds publish them.
+const CARD_PATHS: [&str; 2] = ["/.well-known/mcp/server-card.json", "/.well-known/mcp.json"];
 const READ_ONLY: &str = "Read-only: no tool signs, sends funds, places or closes an order. \
 Typed data and plans are returned UNSIGNED for the user to review and sign themselves.";
 
@@ -81,7 +95,40 @@ impl Front {
 }
 
 pub(super) fn router(front: Arc<Front>) -> Router {
-    Router::new().route("/mcp", any(endpoint)).with_state(front)
+    let mut router = Router::new().route("/mcp", any(endpoint));
+    for path in CARD_PATHS {
+        router = router.route(path, any(card));
+    }
+    router.with_state(front)
+}
+
+/// The server card: what this server is, where it answers and its tools, without connecting.
+async fn card(
+    State(front): State<Arc<Front>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    request: Request,
+) -> Response {
+    let method = request.method().clone();
+    let response = match front.admit(request.headers()) {
+        Err(refused) => refused,
+        Ok(host) => match method {
+            Method::OPTIONS => preflight(),
+            Method::GET | Method::HEAD => axum::Json(front.card(&host)).into_response(),
+            _ => {
+                let mut response = refusal(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    INVALID_REQUEST,
+                    "the server card is read with GET",
+                );
+                response
+                    .headers_mut()
+                    .insert(ALLOW, HeaderValue::from_static("GET, HEAD, OPTIONS"));
+                response
+            }
+        },
+    };
+    tracing::info!(%method, client = %peer, status = response.status().as_u16(), "mcp server card");
+    with_cors(response)
 }
 
 async fn endpoint(
@@ -90,7 +137,7 @@ async fn endpoint(
     request: Request,
 ) -> Response {
     let method = request.method().clone();
-    let mut response = match front.admit(request.headers()) {
+    let response = match front.admit(request.headers()) {
         Err(refused) => refused,
         Ok(host) => match method {
             Method::OPTIONS => preflight(),
@@ -112,6 +159,12 @@ async fn endpoint(
         },
     };
     tracing::info!(%method, client = %peer, status = response.status().as_u16(), "mcp http");
+    with_cors(response)
+}
+
+/// Every answer may be read by any page the Origin rule let through (no cookies, no
+/// credentials: nothing for another origin to ride on).
+fn with_cors(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     headers.insert(
@@ -161,6 +214,7 @@ impl Front {
             "transport": "streamable-http",
             "stateless": true,
             "endpoint": format!("http://{host}/mcp"),
+            "serverCard": format!("http://{host}{}", CARD_PATHS[0]),
             "protocolVersions": VERSIONS.iter().map(|v| v.to_string()).collect::<Vec<_>>(),
             "tools": tools.len(),
             "toolNames": tools,
@@ -171,6 +225,39 @@ impl Front {
                 "maxBodyBytes": MAX_BODY,
                 "maxBatch": MAX_BATCH,
             },
+        })
+    }
+
+    /// The server card, in the shape the seeds publish (SEP-1649: server info, the Streamable
+    /// HTTP endpoint, capabilities and the full tool list, schemas included).
+    fn card(&self, host: &str) -> Value {
+        let info = self.server.get_info();
+        let endpoint = format!("http://{host}/mcp");
+        let versions: Vec<String> = VERSIONS.iter().map(|v| v.to_string()).collect();
+        let tools = self.server.tools();
+        json!({
+            "version": "1.0",
+            "protocolVersion": info.protocol_version.to_string(),
+            "protocolVersions": versions,
+            "serverInfo": {
+                "name": info.server_info.name,
+                "title": info.server_info.title,
+                "version": info.server_info.version,
+            },
+            "description": "Papertrade (unofficial) read-only MCP server, run locally by papertrade-tui",
+            "transport": {"type": "streamable-http", "endpoint": "/mcp", "url": endpoint},
+            "remotes": [{
+                "type": "streamable-http",
+                "url": endpoint,
+                "supportedProtocolVersions": versions,
+            }],
+            "capabilities": info.capabilities,
+            "authentication": {"required": false, "schemes": []},
+            "instructions": info.instructions,
+            "access": READ_ONLY,
+            "tools": tools,
+            "resources": [],
+            "prompts": [],
         })
     }
 
@@ -194,15 +281,18 @@ impl Front {
                 Some(v.clone())
             }
             Some(v) => {
-                return refusal(
-                    StatusCode::BAD_REQUEST,
-                    INVALID_REQUEST,
+                // The revision's code, with the versions served, so a client can pick one.
+                let asked = crate::text::sanitize_line(&String::from_utf8_lossy(v.as_bytes()), 40);
+                let mut error = jsonrpc::error(
+                    Value::Null,
+                    ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0.into(),
                     format!(
-                        "unsupported MCP-Protocol-Version {:?}; this server speaks {}",
-                        crate::text::sanitize_line(&String::from_utf8_lossy(v.as_bytes()), 40),
+                        "unsupported MCP-Protocol-Version {asked:?}; this server speaks {}",
                         VERSIONS.map(|v| v.to_string()).join(", ")
                     ),
                 );
+                error["error"]["data"] = json!({"requested": asked, "supported": VERSIONS});
+                return (StatusCode::BAD_REQUEST, axum::Json(error)).into_response();
             }
         };
         let body = match tokio::time::timeout(BODY_TIMEOUT, read_capped(&parts.headers, body)).await
@@ -224,6 +314,18 @@ impl Front {
             Ok(m) => m,
             Err(e) => return reply.send(StatusCode::BAD_REQUEST, e),
         };
+        if matches!(messages, Messages::Batch(_)) && version.as_ref().is_some_and(stateless_era) {
+            // 2026-07-28's headers describe one message; a batch cannot match them.
+            return reply.send(
+                StatusCode::BAD_REQUEST,
+                jsonrpc::error(
+                    Value::Null,
+                    INVALID_REQUEST,
+                    "Invalid Request: MCP 2026-07-28 has no batches; POST one message per request",
+                ),
+            );
+        }
+        let routing = routing_headers(&parts.headers);
         let charged =
             self.rate
                 .lock()
@@ -233,14 +335,15 @@ impl Front {
             return self.rate_limited(&reply, &messages, refused);
         }
         match messages {
-            Messages::One(message) => match self.answer(&message, version.as_ref()).await {
+            Messages::One(message) => match self.answer(&message, version.as_ref(), &routing).await
+            {
                 None => StatusCode::ACCEPTED.into_response(),
                 Some((status, answer)) => reply.send(status, answer),
             },
             Messages::Batch(items) => {
                 let version = version.as_ref();
                 let answers: Vec<Value> = futures::stream::iter(items)
-                    .map(|m| async move { self.answer(&m, version).await })
+                    .map(|m| async move { self.answer(&m, version, &HeaderMap::new()).await })
                     .buffered(BATCH_CONCURRENCY)
                     .filter_map(|a| async move { a.map(|(_, answer)| answer) })
                     .collect()
@@ -301,6 +404,7 @@ impl Front {
         &self,
         message: &Value,
         version: Option<&HeaderValue>,
+        routing: &HeaderMap,
     ) -> Option<(StatusCode, Value)> {
         let id = match jsonrpc::classify(message) {
             Err(error) => return Some((StatusCode::BAD_REQUEST, error)),
@@ -313,6 +417,9 @@ impl Front {
             .header(CONTENT_TYPE, "application/json");
         if let Some(v) = version {
             request = request.header(PROTOCOL_VERSION_HEADER, v.clone());
+        }
+        for (name, value) in routing {
+            request = request.header(name, value.clone());
         }
         let request = request
             .body(Body::from(message.to_string()))
@@ -353,6 +460,23 @@ impl Front {
             ),
         })
     }
+}
+
+/// Whether a `MCP-Protocol-Version` names the stateless revision (2026-07-28) or a later one.
+fn stateless_era(version: &HeaderValue) -> bool {
+    version.as_bytes() >= ProtocolVersion::STANDARD_HEADERS.as_str().as_bytes()
+}
+
+/// The client's SEP-2243 routing headers, every value kept (rmcp refuses duplicates).
+fn routing_headers(headers: &HeaderMap) -> HeaderMap {
+    let mut routing = HeaderMap::new();
+    for (name, value) in headers {
+        let n = name.as_str();
+        if n == METHOD_HEADER || n == NAME_HEADER || n.starts_with(PARAM_HEADER_PREFIX) {
+            routing.append(name.clone(), value.clone());
+        }
+    }
+    routing
 }
 
 /// The body, refused (413) past `MAX_BODY` as soon as it says or sends more: never buffered
@@ -456,10 +580,7 @@ pub(super) fn preflight() -> Response {
         StatusCode::NO_CONTENT,
         [
             (ACCESS_CONTROL_ALLOW_METHODS, "GET, POST, OPTIONS"),
-            (
-                ACCESS_CONTROL_ALLOW_HEADERS,
-                "Content-Type, Accept, MCP-Protocol-Version",
-            ),
+            (ACCESS_CONTROL_ALLOW_HEADERS, CORS_ALLOW_HEADERS),
             (ACCESS_CONTROL_MAX_AGE, "86400"),
         ],
     )
