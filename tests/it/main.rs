@@ -24,6 +24,7 @@ mod pty;
 mod readme;
 mod redirects;
 mod screen;
+mod seed_fields;
 mod sim;
 mod simkit;
 mod support;
