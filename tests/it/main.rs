@@ -18,6 +18,7 @@ mod layers;
 mod liquidations;
 mod mcp;
 mod mcp_http;
+mod mcp_readme;
 mod outcomes;
 mod properties;
 mod pty;
