@@ -45,10 +45,11 @@ pub fn recent_trades<'a>(
 
 /// One feed row in the terminal tool's fields. Dollar figures and prices are the feed's own
 /// floats (display values, §3.7); the symbol is untrusted text.
-/// The feed gives no `entry` on a close or liquidation and no `exit` or `pnlUsd` on an open:
-/// those are left out (the `kind` says why), never `null`.
+/// The feed gives no `entry` on a close or liquidation and no `exit` or `pnlUsd` on an open
+/// (§3.7): those are `null`, as in the feed's own rows the terminal seed passes on; the seed
+/// lists all three on every event and types none of them.
 pub fn event_json(e: &TradeEvent) -> Value {
-    let mut v = json!({
+    json!({
         "time": e.ts,
         "wallet": format!("{:#x}", e.wallet),
         "market": crate::text::sanitize_line(&e.instrument, 16),
@@ -62,9 +63,7 @@ pub fn event_json(e: &TradeEvent) -> Value {
         "positionId": e.position_id.map(|p| p.to_string()),
         "intentId": e.intent_id.map(|i| format!("{i:#x}")),
         "seq": e.seq.to_string(),
-    });
-    crate::protocol::units::omit_nulls(&mut v, &["entry", "exit", "pnlUsd"]);
-    v
+    })
 }
 
 /// `get_recent_trades`' result: `count`, `events`.

@@ -105,11 +105,7 @@ impl Server {
         Some(self.outcome(spec, args).await.map(|(_, value)| value))
     }
 
-    async fn outcome(
-        &self,
-        spec: &ToolSpec,
-        mut args: Value,
-    ) -> Result<(String, Value), String> {
+    async fn outcome(&self, spec: &ToolSpec, mut args: Value) -> Result<(String, Value), String> {
         if let Err(problem) = schema::admit(&spec.input, &mut args) {
             return Err(format!(
                 "Invalid arguments: {problem}. Fix the call (tools/list has the schema) and try again; nothing was done."

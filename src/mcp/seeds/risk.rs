@@ -5,7 +5,8 @@
 use super::super::schema::{self, number, number_above};
 use super::super::spec::{Seed, ToolSpec};
 use super::super::tools::{
-    BustMapView, Implementation, MarketsView, NO_PAYMENT, Paid, QuoteView, StatusView,
+    BustMapView, FREE, Implementation, MarketsView, NO_PAYMENT, Paid, QuoteView, StatusView,
+    X402_VERSION,
 };
 use super::{
     btc_eth, liquidation_output, markets_output, quote_output, status_output, ticket,
@@ -88,8 +89,10 @@ fn nearby_input(accounts: &str) -> serde_json::Map<String, serde_json::Value> {
     )
 }
 
-/// A paid tool's result: `status` (no payment needed), the empty `accepts`, the HTTP `request`
-/// that gets the same answer, a `note`, and the full answer in `result`.
+/// A paid tool's result: the hosted seed's fields (`status`, here no payment needed;
+/// `x402Version` with an empty `accepts`; `price` nothing; `request`, the HTTP route that gets
+/// the same answer; `howToPay`, that nothing is to be paid; a `note`), and the full answer in
+/// `result`.
 fn paid_output(
     result: serde_json::Map<String, serde_json::Value>,
 ) -> serde_json::Map<String, serde_json::Value> {
@@ -100,9 +103,18 @@ fn paid_output(
                 serde_json::json!({"type": "string", "enum": [NO_PAYMENT]}),
             ),
             (
+                "x402Version",
+                serde_json::json!({"type": "integer", "enum": [X402_VERSION]}),
+            ),
+            (
                 "accepts",
                 serde_json::json!({"type": "array", "maxItems": 0}),
             ),
+            (
+                "price",
+                serde_json::json!({"type": "string", "enum": [FREE]}),
+            ),
+            ("howToPay", super::super::schema::of("string".into())),
             (
                 "request",
                 serde_json::json!({"type": "object", "properties": {
@@ -115,7 +127,16 @@ fn paid_output(
             ("note", super::super::schema::of("string".into())),
             ("result", serde_json::Value::Object(result)),
         ],
-        &["status", "accepts", "request", "note", "result"],
+        &[
+            "status",
+            "x402Version",
+            "accepts",
+            "price",
+            "request",
+            "howToPay",
+            "note",
+            "result",
+        ],
     )
 }
 

@@ -205,9 +205,12 @@ pub fn tools() -> Vec<ToolSpec> {
                         "events",
                         json!({"type": "array", "items": {"type": "object", "properties": {
                             "time": {"type": "integer"}, "notionalUsd": {"type": "number"},
-                            "leverage": {"type": "integer"}, "entry": {"type": "number"},
-                            "exit": {"type": "number"}, "pnlUsd": {"type": "number"}
-                        }}}),
+                            "leverage": {"type": "integer"},
+                            // The feed's own: entry on opens, exit and PnL on closes (§3.7).
+                            "entry": {"type": ["number", "null"]},
+                            "exit": {"type": ["number", "null"]},
+                            "pnlUsd": {"type": ["number", "null"]}
+                        }, "required": ["entry", "exit", "pnlUsd"]}}),
                     ),
                 ],
                 &["count", "events"],

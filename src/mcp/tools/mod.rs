@@ -19,7 +19,7 @@ use crate::report::ReportError;
 pub use explorer::{PositionsView, TERMINAL_POSITIONS_LIMIT};
 pub use liquidations::BustMapView;
 pub use markets::MarketsView;
-pub use paid::{NO_PAYMENT, Paid};
+pub use paid::{FREE, NO_PAYMENT, Paid, X402_VERSION};
 pub use quote::QuoteView;
 pub use status::StatusView;
 

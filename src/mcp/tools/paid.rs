@@ -11,6 +11,13 @@ use super::{Answer, BustMapView, Failure, Implementation, QuoteView, Reads};
 /// What `status` says: the hosted service's `ready` or `payments_not_configured` do not apply.
 pub const NO_PAYMENT: &str = "no_payment_needed";
 
+/// The x402 protocol version the hosted seed's `accepts` list is written in. Here that list is
+/// empty (no way to pay is offered, none is needed): the field keeps the seed's shape.
+pub const X402_VERSION: u64 = 1;
+
+/// What `price` says: nothing.
+pub const FREE: &str = "$0";
+
 /// One of the paid routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Paid {
@@ -120,10 +127,13 @@ pub(super) async fn call(
     let answer = Box::pin(paid.implementation().call(reads, &full)).await?;
     let value = json!({
         "status": NO_PAYMENT,
+        "x402Version": X402_VERSION,
         "accepts": [],
+        "price": FREE,
         "request": paid.request(args),
+        "howToPay": "Nothing to pay: this local server answers at once, and result is the full answer.",
         "note": format!(
-            "This local server charges nothing: no x402 payment, price or network applies, and result is the full answer of {} {} (which `papertrade-tui mcp --http` also serves, answering exactly result).",
+            "This local server charges nothing (price $0, no x402 payment accepted or needed): result is the full answer of {} {} (which `papertrade-tui mcp --http` also serves, answering exactly result).",
             paid.method(),
             paid.route()
         ),
