@@ -22,7 +22,7 @@ mod mcp_http;
 mod mcp_official;
 mod mcp_readme;
 mod mcp_rest;
-mod mcp_seed_fields;
+mod mcp_sdk_terminal;
 mod outcomes;
 mod properties;
 mod pty;

@@ -15,9 +15,9 @@ use papertrade_tui::client::{ExchangeHttp, HttpConfig};
 use papertrade_tui::mcp::{Reads, Seed, Server};
 use papertrade_tui::protocol::order::Deadlines;
 use papertrade_tui::sim::SimConfig;
+use rmcp::RoleClient;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Map, Value, json};
 
 use crate::mcp::{Client, reads, sim_at_seed_price};
@@ -31,18 +31,7 @@ pub(crate) fn seed_fields() -> Value {
 }
 
 async fn connect(server: Server) -> RunningService<RoleClient, Client> {
-    let (server_side, client_side) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    Client {
-        version: ProtocolVersion::V_2025_06_18,
-    }
-    .serve(client_side)
-    .await
-    .unwrap()
+    crate::mcp::connect(server, ProtocolVersion::V_2025_06_18).await
 }
 
 /// What the seeded exchange holds, for the calls' arguments.

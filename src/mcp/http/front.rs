@@ -164,7 +164,7 @@ async fn endpoint(
 
 /// Every answer may be read by any page the Origin rule let through (no cookies, no
 /// credentials: nothing for another origin to ride on).
-fn with_cors(mut response: Response) -> Response {
+pub(super) fn with_cors(mut response: Response) -> Response {
     let headers = response.headers_mut();
     headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
     headers.insert(

@@ -11,9 +11,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{ConnectInfo, Path, Query, Request, State};
-use axum::http::header::{
-    ACCESS_CONTROL_ALLOW_ORIGIN, ACCESS_CONTROL_EXPOSE_HEADERS, ALLOW, RETRY_AFTER,
-};
+use axum::http::header::{ALLOW, RETRY_AFTER};
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::any;
@@ -38,34 +36,22 @@ pub(super) fn router(front: Arc<Front>) -> Router {
                 },
             ),
         )
-        .route(Paid::LiquidationsNearby.route(), any(nearby))
-        .route(Paid::Estimate.route(), any(estimate))
-        .route(Paid::TopTraders.route(), any(top_traders))
+        .route(
+            Paid::LiquidationsNearby.route(),
+            unaddressed(Paid::LiquidationsNearby),
+        )
+        .route(Paid::Estimate.route(), unaddressed(Paid::Estimate))
+        .route(Paid::TopTraders.route(), unaddressed(Paid::TopTraders))
         .with_state(front)
 }
 
-async fn nearby(
-    State(front): State<Arc<Front>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
-) -> Response {
-    route(&front, peer, Paid::LiquidationsNearby, None, request).await
-}
-
-async fn estimate(
-    State(front): State<Arc<Front>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
-) -> Response {
-    route(&front, peer, Paid::Estimate, None, request).await
-}
-
-async fn top_traders(
-    State(front): State<Arc<Front>>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    request: Request,
-) -> Response {
-    route(&front, peer, Paid::TopTraders, None, request).await
+/// The handler of a route with no wallet in its path.
+fn unaddressed(paid: Paid) -> axum::routing::MethodRouter<Arc<Front>> {
+    any(
+        move |State(front): State<Arc<Front>>,
+              ConnectInfo(peer): ConnectInfo<SocketAddr>,
+              request: Request| async move { route(&front, peer, paid, None, request).await },
+    )
 }
 
 /// One route's request, answered or refused, with the CORS headers `/mcp` sends.
@@ -77,7 +63,7 @@ async fn route(
     request: Request,
 ) -> Response {
     let method = request.method().clone();
-    let mut response = if front.server.input_schema(paid.tool()).is_none() {
+    let response = if front.server.input_schema(paid.tool()).is_none() {
         error(
             StatusCode::NOT_FOUND,
             "not_found",
@@ -111,13 +97,7 @@ async fn route(
         }
     };
     tracing::info!(%method, route = paid.route(), client = %peer, status = response.status().as_u16(), "rest");
-    let headers = response.headers_mut();
-    headers.insert(ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
-    headers.insert(
-        ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static("Retry-After"),
-    );
-    response
+    front::with_cors(response)
 }
 
 async fn answer(

@@ -2,9 +2,9 @@
 //! their seeds document: the fields they name, the caps they state, the ladder and plan they
 //! describe, and no `null` where a seed types a number. Against the simulator, in process.
 
+use rmcp::RoleClient;
 use rmcp::model::ProtocolVersion;
 use rmcp::service::RunningService;
-use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
 use papertrade_tui::mcp::Server;
@@ -12,20 +12,9 @@ use papertrade_tui::mcp::Server;
 use crate::mcp::{Client, call, reads, sim_at_seed_price, structured};
 use crate::simkit::Sim;
 
+/// An in-process client of every seed's tools over `sim`.
 async fn connect(sim: &Sim) -> RunningService<RoleClient, Client> {
-    let server = Server::new(reads(sim), &[]);
-    let (server_side, client_side) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    Client {
-        version: ProtocolVersion::V_2025_06_18,
-    }
-    .serve(client_side)
-    .await
-    .unwrap()
+    crate::mcp::connect(Server::new(reads(sim), &[]), ProtocolVersion::V_2025_06_18).await
 }
 
 /// Call `name` and return its structured result, checked against its advertised outputSchema.
@@ -305,19 +294,8 @@ fn a_missing_mark_or_haircut_is_left_out_and_said_never_null() {
     };
     let runtime = tokio::runtime::Runtime::new().unwrap();
     runtime.block_on(async {
-        let server = Server::new(reads, &[]);
-        let (server_side, client_side) = tokio::io::duplex(1 << 16);
-        tokio::spawn(async move {
-            if let Ok(running) = server.serve(server_side).await {
-                let _ = running.waiting().await;
-            }
-        });
-        let client = Client {
-            version: ProtocolVersion::V_2025_06_18,
-        }
-        .serve(client_side)
-        .await
-        .unwrap();
+        let client =
+            crate::mcp::connect(Server::new(reads, &[]), ProtocolVersion::V_2025_06_18).await;
         for name in ["papertrade_markets", "list_markets"] {
             let m = answer(&client, name, json!({})).await;
             assert_no_null_numbers(name, &m);
