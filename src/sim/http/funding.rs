@@ -1,6 +1,7 @@
 //! Funding on the simulator's origin: Hyperliquid's `POST /exchange` (a signed `spotSend` only),
-//! the relayer's `POST /funding/deposits/check`, a HyperEVM JSON-RPC subset at `POST /evm` for
-//! the two reads a deposit verifies with, and the `/sim/fund-core` practice control.
+//! the relayer's `POST /funding/deposits/check`, a HyperEVM JSON-RPC subset at `POST /evm` (the
+//! two reads a deposit verifies with, and the simulator's own settlement transactions), and the
+//! `/sim/fund-core` practice control.
 
 use alloy_primitives::Address;
 use axum::body::Bytes;
