@@ -1,8 +1,8 @@
 //! The explorer's `search`: classify a string and name where it leads. A `0x` address is a
-//! wallet, a `0x` 32-byte hash an intent id (whether it is instead a settlement transaction
-//! needs HyperEVM transaction reads and the unpublished BatchExecutor ABI, §10.8: this client
-//! looks it up as an intent), a bare number a position id, anything else part of a
-//! leaderboard name.
+//! wallet, a `0x` 32-byte hash an intent id (this client looks it up as an intent; a settlement
+//! transaction's hash is read by `decode_transaction` / `decode-tx`, which cannot list the
+//! batch's intents: the BatchExecutor ABI is unpublished, §10.8), a bare number a position id,
+//! anything else part of a leaderboard name.
 
 use alloy_primitives::{Address, B256, U256};
 use serde_json::{Value, json};

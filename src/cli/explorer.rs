@@ -87,6 +87,13 @@ pub(crate) struct LookupArgs {
 }
 
 #[derive(Debug, Args)]
+pub(crate) struct DecodeTxArgs {
+    /// The transaction hash: 0x followed by 64 hex characters.
+    #[arg(value_name = "TX_HASH")]
+    pub tx_hash: String,
+}
+
+#[derive(Debug, Args)]
 pub(crate) struct HistoryArgs {
     #[arg(value_name = "ADDR")]
     pub address: String,
@@ -324,6 +331,40 @@ pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
         return Ok(());
     }
     print_lookup(&value);
+    Ok(())
+}
+
+/// `decode-tx`: the transaction and its receipt over the HyperEVM RPC (`--rpc-url`), the same
+/// answer as the `decode_transaction` tool.
+pub async fn decode_tx(ctx: &Context, a: DecodeTxArgs) -> Result<(), CliError> {
+    let hash = crate::report::transaction::tx_hash("<TX_HASH>", &a.tx_hash)?;
+    let value = crate::report::transaction::decode(&ctx.http, hash).await?;
+    if ctx.json {
+        print_json(&value);
+        return Ok(());
+    }
+    let text = |k: &str| value[k].as_str().unwrap_or("—").to_string();
+    if value["found"] == json!(false) {
+        say!("transaction {}: not found", text("tx_hash"));
+        say!("{}", text("note"));
+        return Ok(());
+    }
+    say!(
+        "transaction {}: {}{}",
+        text("tx_hash"),
+        text("status"),
+        value["block_number"]
+            .as_u64()
+            .map(|b| format!(" in block {b}"))
+            .unwrap_or_default()
+    );
+    say!(
+        "from {} to {} · {} bytes of calldata",
+        text("from"),
+        value["to"].as_str().unwrap_or("(a contract creation)"),
+        value["calldata_bytes"]
+    );
+    say!("{}", text("intents_note"));
     Ok(())
 }
 

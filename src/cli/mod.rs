@@ -174,6 +174,8 @@ pub(crate) enum Command {
     Intents(explorer::IntentsArgs),
     /// Where one intent id is: the trades feed, a wallet's queue and stream.
     Lookup(explorer::LookupArgs),
+    /// One HyperEVM transaction: found, status, block, whether it is a Papertrade settlement batch.
+    DecodeTx(explorer::DecodeTxArgs),
     /// Any wallet's closed and liquidated trades, newest first, paged (what can be derived).
     History(explorer::HistoryArgs),
     /// The protocol: TVL, LP, volume, PAPER, fees, each market's mark, OI and caps, history.
@@ -232,6 +234,7 @@ impl Command {
             Command::Wallet(_) => "wallet",
             Command::Intents(_) => "intents",
             Command::Lookup(_) => "lookup",
+            Command::DecodeTx(_) => "decode-tx",
             Command::History(_) => "history",
             Command::Overview(_) => "overview",
             Command::Trades(_) => "trades",
@@ -262,6 +265,7 @@ impl Command {
                 | Command::Wallet(_)
                 | Command::Intents(_)
                 | Command::Lookup(_)
+                | Command::DecodeTx(_)
                 | Command::History(_)
                 | Command::Overview(_)
                 | Command::Trades(_)
@@ -927,6 +931,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Wallet(a) => explorer::wallet(&ctx, a).await,
             Command::Intents(a) => explorer::intents(&ctx, a).await,
             Command::Lookup(a) => explorer::lookup(&ctx, a).await,
+            Command::DecodeTx(a) => explorer::decode_tx(&ctx, a).await,
             Command::History(a) => explorer::history(&ctx, a).await,
             Command::Overview(a) => protocol_views::overview(&ctx, a).await,
             Command::Trades(a) => protocol_views::trades(&ctx, a).await,

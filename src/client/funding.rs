@@ -17,7 +17,7 @@ use crate::protocol::hypercore_send::{ExchangeAnswer, SignedSpotSend};
 use crate::protocol::wire::{DecodeError, parse_address};
 
 use super::http::NoAnswer;
-use super::limits::{ANSWER_CAP, QUERY_CAP};
+use super::limits::ANSWER_CAP;
 use super::live_account::LiveAccount;
 use super::{ExchangeHttp, FetchError};
 
@@ -107,36 +107,15 @@ impl ExchangeHttp {
 
     /// `eth_call` at `latest` on HyperEVM: the returned bytes.
     async fn eth_call(&self, to: Address, data: &[u8], what: &str) -> Result<Vec<u8>, FetchError> {
-        let url = self.rpc_url().to_string();
-        let body = json!({
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "eth_call",
-            "params": [
-                {"to": format!("{to:#x}"), "data": format!("0x{}", alloy_primitives::hex::encode(data))},
-                "latest"
-            ],
-        });
-        let text = self
-            .post_read_text(&url, &format!("eth_call {what}"), QUERY_CAP, &body)
+        let call = json!({"to": format!("{to:#x}"), "data": format!("0x{}", alloy_primitives::hex::encode(data))});
+        let result = self
+            .evm_rpc("eth_call", json!([call, "latest"]), what)
             .await?;
-        let value: Value =
-            serde_json::from_str(&text).map_err(|e| malformed(&url, what, e.to_string()))?;
-        if let Some(error) = value.get("error") {
-            let message = error["message"].as_str().unwrap_or("an error");
-            return Err(malformed(
-                &url,
-                what,
-                format!(
-                    "the node answered {}",
-                    crate::text::sanitize_line(message, 120)
-                ),
-            ));
-        }
-        let result = value["result"]
+        let result = result
             .as_str()
-            .ok_or_else(|| malformed(&url, what, "result: expected 0x hex"))?;
-        alloy_primitives::hex::decode(result).map_err(|_| malformed(&url, what, "result: not hex"))
+            .ok_or_else(|| malformed(self.rpc_url(), what, "result: expected 0x hex"))?;
+        alloy_primitives::hex::decode(result)
+            .map_err(|_| malformed(self.rpc_url(), what, "result: not hex"))
     }
 
     /// `DepositProxyFactory.computeProxyAddress(owner)` on HyperEVM.

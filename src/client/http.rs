@@ -79,7 +79,7 @@ pub struct ExchangeHttp {
     streaming: reqwest::Client,
     api: String,
     info: String,
-    /// HyperEVM JSON-RPC, for the deposit's `eth_call`s.
+    /// HyperEVM JSON-RPC: the deposit's `eth_call`s and the settlement transactions' reads.
     rpc: String,
     config: HttpConfig,
 }

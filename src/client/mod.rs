@@ -2,6 +2,7 @@
 //! exchanges go through the same code; only the base URL differs. Also the files of the data
 //! directory the trading path keeps (nonces, audit log, the wallet's trade history).
 
+pub mod evm;
 pub mod explorer;
 pub mod funding;
 pub mod history;

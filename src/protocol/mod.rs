@@ -16,6 +16,7 @@ pub mod order;
 pub(crate) mod price;
 pub mod relayer;
 pub(crate) mod rules;
+pub mod settlement;
 pub mod stats;
 pub mod trading;
 pub(crate) mod units;

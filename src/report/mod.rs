@@ -11,6 +11,7 @@ pub mod markets;
 pub mod protocol;
 pub mod quote;
 pub mod status;
+pub mod transaction;
 pub mod typed_data;
 
 /// Why a report could not be made. Input errors name the field as the caller spelt it (a flag

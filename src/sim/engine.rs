@@ -349,6 +349,8 @@ pub struct Engine {
     pub intake_all_paused: bool,
     /// HyperCore spot USDC, the deposit proxies and the sweeper (funding, §7).
     pub(crate) core: super::hypercore::HyperCore,
+    /// The synthetic settlement transactions, one per relayer batch (INFERRED, `chain`).
+    pub(crate) chain: super::chain::Chain,
     outbox: Vec<(Address, Patch)>,
 }
 
@@ -407,10 +409,16 @@ impl Engine {
             notices: Vec::new(),
             intake_all_paused: false,
             core: Default::default(),
+            chain: Default::default(),
             outbox: Vec::new(),
         };
         engine.sync_indexer();
         engine
+    }
+
+    /// The synthetic settlement transactions still remembered, oldest first (simulator only).
+    pub fn settlement_transactions(&self) -> impl Iterator<Item = &super::chain::SettlementTx> {
+        self.chain.all()
     }
 
     pub fn now_ms(&self) -> u64 {

@@ -2,6 +2,7 @@
 //! integration test. It shares the protocol layer with the client: one implementation of the
 //! rules, not two.
 
+pub(crate) mod chain;
 mod controls;
 mod crowd;
 pub(crate) mod engine;
@@ -14,5 +15,6 @@ mod reads;
 mod rng;
 mod settle;
 
+pub use chain::SettlementTx;
 pub use engine::{Engine, SimConfig};
 pub use http::SimServer;

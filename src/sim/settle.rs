@@ -63,7 +63,9 @@ struct Settlement {
 
 impl Engine {
     /// Settle every queued intent whose relayer delay has passed, in FIFO order.
+    /// One batch: its synthetic settlement transaction is recorded (`chain`).
     pub(super) fn process_due(&mut self) {
+        let mut batch = Vec::new();
         while self
             .queue
             .front()
@@ -73,7 +75,12 @@ impl Engine {
             })
         {
             let q = self.queue.pop_front().expect("front checked");
+            batch.push(q.id);
             self.settle(q);
+        }
+        if !batch.is_empty() {
+            let block = self.block();
+            self.chain.record(block, batch);
         }
     }
 

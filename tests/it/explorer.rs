@@ -853,3 +853,48 @@ async fn human_tables_share_one_format_and_fit_80_columns() {
         .unwrap_or_else(|| panic!("the columns left out are named: {out}"));
     assert!(note.contains("WALLET"), "the wallet goes first: {out}");
 }
+
+/// `decode-tx`: the simulator's settlement batch of an open, as `decode_transaction` answers it
+/// (`--json`) and as a person reads it; a hash HyperEVM does not know; a malformed hash refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decode_tx_reads_the_batch_that_settled_an_open() {
+    let sim = Sim::manual().await;
+    let mut trader = sim.trader(1_000).await;
+    let (body, intent) = trader.open(sim.now_s(), 0, true, 50, 20);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_000).await;
+    let batch = sim.server.shared.with_engine(|e| {
+        e.settlement_transactions()
+            .find(|t| t.intents.contains(&intent))
+            .cloned()
+            .unwrap()
+    });
+    let rpc = sim.server.rpc_url();
+    let hash = format!("{:#x}", batch.hash);
+    let v = json(&sim, &["decode-tx", &hash, "--rpc-url", &rpc]).await;
+    assert_eq!(v["found"], true);
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["block_number"], batch.block);
+    assert_eq!(v["is_batch"], true);
+    assert!(v.get("intents").is_none());
+
+    let out = run(Some(&sim), &["decode-tx", &hash, "--rpc-url", &rpc]).await;
+    let said = text(&out.stdout);
+    assert!(out.status.success(), "{said}{}", text(&out.stderr));
+    assert!(
+        said.contains(&format!("success in block {}", batch.block)),
+        "{said}"
+    );
+    assert!(said.contains("unpublished"), "{said}");
+
+    let unknown = format!("{intent:#x}");
+    let v = json(&sim, &["decode-tx", &unknown, "--rpc-url", &rpc]).await;
+    assert_eq!(v["found"], false);
+    assert!(v.get("status").is_none());
+
+    let out = run(Some(&sim), &["decode-tx", "0x1234", "--rpc-url", &rpc]).await;
+    assert!(!out.status.success());
+    let err = text(&out.stderr);
+    assert!(err.contains("TX_HASH") || err.contains("64 hex"), "{err}");
+    assert!(err.contains("64 hex"), "{err}");
+}

@@ -1198,3 +1198,101 @@ fn a_deposits_reads_are_bounded_and_nothing_is_sent_when_they_fail() {
         );
     }
 }
+
+/// `decode_transaction` against a hostile HyperEVM node (one answer to both reads): a plain
+/// transfer that reverted is reported as no Papertrade batch; an answer about another
+/// transaction, an endless body and an error with escape sequences are tool errors that say
+/// what happened, bounded in bytes, with nothing of the escapes.
+#[test]
+fn decode_transaction_believes_no_hostile_node() {
+    use papertrade_tui::client::{ExchangeHttp, HttpConfig};
+    use papertrade_tui::mcp::{Reads, Server};
+    use papertrade_tui::protocol::order::Deadlines;
+    use rmcp::model::ProtocolVersion;
+
+    const HASH: &str = "0x57c85e286520d205709f1fce287fce8944322e0e43155062efeac931fcb01a1a";
+    // Read as a transaction and as its receipt alike: each reader takes its own fields.
+    let both = |hash: &str, to: &str, status: &str| {
+        Reply::Json(format!(
+            r#"{{"jsonrpc":"2.0","id":1,"result":{{"hash":"{hash}","transactionHash":"{hash}","from":"{WALLET}","to":"{to}","input":"0xa9059cbb0000","blockNumber":"0x2dd7f0c","status":"{status}"}}}}"#
+        ))
+    };
+    let cases: Vec<(Reply, Result<&str, &str>)> = vec![
+        (both(HASH, PROXY, "0x0"), Ok("reverted")),
+        (
+            both(&format!("0x{}", "11".repeat(32)), PROXY, "0x1"),
+            Err("another transaction"),
+        ),
+        (Reply::Endless(200), Err("exceeds 1 MiB")),
+        (
+            Reply::Json(
+                r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"\u001b[2Jboom\u0007"}}"#
+                    .into(),
+            ),
+            Err("the node answered"),
+        ),
+    ];
+    for (evm, want) in cases {
+        let server = Hostile::start(Plan {
+            evm,
+            ..Plan::default()
+        });
+        let reads = Reads {
+            http: ExchangeHttp::new(&server.api(), &server.info(), HttpConfig::default())
+                .with_rpc_url(&format!("{}/evm", server.api())),
+            data_dir: std::env::temp_dir().join("papertrade-tui-mcp-test-no-history"),
+            deadlines: Deadlines::default(),
+        };
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let (result, took) = runtime.block_on(async {
+            let client =
+                crate::mcp::connect(Server::new(reads, &[]), ProtocolVersion::V_2025_06_18).await;
+            let started = Instant::now();
+            let r = crate::mcp::call(
+                &client,
+                "decode_transaction",
+                serde_json::json!({"tx_hash": HASH}),
+            )
+            .await;
+            let took = started.elapsed();
+            client.cancel().await.unwrap();
+            (r, took)
+        });
+        let said = result.content[0].as_text().unwrap().text.clone();
+        assert!(took < Duration::from_secs(10), "{want:?} took {took:?}");
+        assert!(
+            !said.contains('\u{1b}') && !said.contains('\u{7}'),
+            "{said:?}"
+        );
+        match want {
+            Ok(status) => {
+                assert_ne!(result.is_error, Some(true), "{said}");
+                let v = result.structured_content.clone().unwrap();
+                assert_eq!(v["found"], true);
+                assert_eq!(v["status"], status);
+                assert_eq!(v["is_batch"], false);
+                assert_eq!(v["block_number"], 48_070_412);
+                assert_eq!(v["to"], PROXY);
+                assert!(v.get("intents").is_none());
+                let note = v["intents_note"].as_str().unwrap();
+                assert!(note.starts_with("Not a Papertrade batch"), "{note}");
+            }
+            Err(named) => {
+                assert_eq!(result.is_error, Some(true), "{said}");
+                assert!(said.contains("HyperEVM could not be read"), "{said}");
+                assert!(said.contains(named), "{named}: {said}");
+            }
+        }
+        let sent: u64 = server
+            .served("/evm")
+            .iter()
+            .map(|s| s.bytes.load(Ordering::Relaxed))
+            .sum();
+        assert!(
+            sent <= 2 * ((1 << 20) + BUFFER_SLACK),
+            "{want:?}: {sent} bytes"
+        );
+        drop(runtime);
+        drop(server);
+    }
+}

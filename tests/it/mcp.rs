@@ -47,7 +47,8 @@ pub(crate) fn reads(sim: &Sim) -> Reads {
             &sim.server.base_url(),
             &sim.server.info_url(),
             HttpConfig::default(),
-        ),
+        )
+        .with_rpc_url(&sim.server.rpc_url()),
         data_dir: std::env::temp_dir().join("papertrade-tui-mcp-test-no-history"),
         deadlines: Deadlines::default(),
     }
@@ -155,6 +156,8 @@ pub(crate) fn calls(w: &str, queued: &str) -> Vec<(&'static str, Value)> {
             json!({"intent_id": format!("0x{}", "ab".repeat(32))}),
         ),
         ("get_trade_history", json!({"address": w, "filter": "all"})),
+        // An intent id is no HyperEVM transaction: found false (a settled batch is below).
+        ("decode_transaction", json!({"tx_hash": queued})),
         ("search", json!({"query": w})),
         ("search", json!({"query": "nobody"})),
         (
@@ -785,6 +788,104 @@ pub(crate) async fn every_tool_is_exact<Keep>(
         said.contains("WARNING: the relayer would refuse this open"),
         "{said}"
     );
+    client.cancel().await.unwrap();
+}
+
+/// `decode_transaction` over the simulator's HyperEVM: the batch that settled an open is found,
+/// succeeded, called the BatchExecutor in the recorded block, and its intents are not guessed;
+/// an unknown hash is not found; a malformed one is refused with the rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decode_transaction_reads_a_settled_batch_and_decodes_no_guessed_intents() {
+    let sim = sim_at_seed_price().await;
+    let mut trader = sim.trader(1_000).await;
+    let (body, intent) = trader.open(sim.now_s(), 0, true, 50, 20);
+    assert_eq!(sim.post("/intents", &body).await.0, 200);
+    sim.advance(1_000).await;
+    let batch = sim.server.shared.with_engine(|e| {
+        e.settlement_transactions()
+            .find(|t| t.intents.contains(&intent))
+            .cloned()
+            .expect("the open settled in a recorded batch")
+    });
+    let client = connect(Server::new(reads(&sim), &[]), ProtocolVersion::V_2025_06_18).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let tool = tools
+        .iter()
+        .find(|t| t.name == "decode_transaction")
+        .expect("decode_transaction is listed");
+    let a = tool.annotations.clone().unwrap();
+    assert_eq!(
+        (a.read_only_hint, a.open_world_hint),
+        (Some(true), Some(true))
+    );
+
+    // Any case is the same hash.
+    let asked = format!("{:#x}", batch.hash)
+        .to_uppercase()
+        .replacen("0X", "0x", 1);
+    let r = call(&client, "decode_transaction", json!({"tx_hash": asked})).await;
+    let v = structured(tool, &r);
+    assert_eq!(v["tx_hash"], format!("{:#x}", batch.hash));
+    assert_eq!(v["found"], true);
+    assert_eq!(v["status"], "success");
+    assert_eq!(v["block_number"], batch.block);
+    assert_eq!(v["is_batch"], true);
+    assert_eq!(v["to"], "0x233ff29b239abc1d7748605da9b205c3e008626e");
+    assert_eq!(v["from"], format!("{:#x}", batch.from));
+    assert_eq!(v["calldata_bytes"], batch.input.len());
+    let selector = format!("0x{}", alloy_primitives::hex::encode(&batch.input[..4]));
+    assert_eq!(v["selector"], selector);
+    assert!(v.get("intents").is_none(), "no guessed layout: {v:#}");
+    let note = v["intents_note"].as_str().unwrap();
+    assert!(note.contains("unpublished"), "{note}");
+    assert!(note.contains(&selector), "{note}");
+    assert!(
+        note.contains(&format!("{} bytes", batch.input.len())),
+        "{note}"
+    );
+    let text = r.content[0].as_text().unwrap().text.clone();
+    assert!(
+        text.contains("success") && text.contains(&batch.block.to_string()),
+        "{text}"
+    );
+
+    // A hash HyperEVM does not know (here: the intent's id) is found false, with nothing else.
+    let r = call(
+        &client,
+        "decode_transaction",
+        json!({"tx_hash": format!("{intent:#x}")}),
+    )
+    .await;
+    let v = structured(tool, &r);
+    assert_eq!(v["found"], false);
+    for absent in [
+        "status",
+        "block_number",
+        "is_batch",
+        "to",
+        "from",
+        "intents",
+    ] {
+        assert!(v.get(absent).is_none(), "{absent}: {v:#}");
+    }
+    assert!(
+        v["note"].as_str().unwrap().contains("lookup_intent"),
+        "{v:#}"
+    );
+
+    // Malformed hashes are refused, saying the rule; nothing is read.
+    for bad in [
+        "0x1234",
+        "57c85e286520d205709f1fce287fce8944322e0e43155062efeac931fcb01a1a",
+        &format!("0x{}", "zz".repeat(32)),
+    ] {
+        let r = call(&client, "decode_transaction", json!({"tx_hash": bad})).await;
+        let said = error_text(&r);
+        assert!(
+            said.contains("tx_hash") && said.contains("64 hex"),
+            "{bad}: {said}"
+        );
+    }
     client.cancel().await.unwrap();
 }
 

@@ -47,6 +47,7 @@ async fn the_official_python_sdk_calls_every_tool_over_stdio_and_http_in_every_p
         .arg(home.path())
         .args(["--api", &sim.server.base_url()])
         .args(["--info-url", &sim.server.info_url()])
+        .args(["--rpc-url", &sim.server.rpc_url()])
         .args(["--wallet", &trader.wallet_hex()])
         .args(["--intent", &format!("{queued:#x}")])
         .kill_on_drop(true)

@@ -78,6 +78,8 @@ ARGS: dict[str, list[dict[str, Any]]] = {
     "get_positions": [{"address": "{wallet}"}],
     "get_intents": [{"address": "{wallet}"}],
     "lookup_intent": [{"intent_id": "{intent}", "wallet": "{wallet}"}],
+    # An intent id is no HyperEVM transaction: answered found false (tests/it/mcp.rs has a batch).
+    "decode_transaction": [{"tx_hash": "{intent}"}],
     "get_leaderboard": [{"window": "all", "sort_key": "totalVolume", "page": 0}],
     "get_trade_history": [{"address": "{wallet}", "filter": "all"}],
     "get_protocol_overview": [{"recent_trades": 3}],
@@ -200,7 +202,7 @@ async def exercise(client: Client, label: str, mode: str, want_version: str, wal
 
 
 def server_args(args: argparse.Namespace) -> list[str]:
-    return ["--api", args.api, "--info-url", args.info_url]
+    return ["--api", args.api, "--info-url", args.info_url, "--rpc-url", args.rpc_url]
 
 
 def server_env(args: argparse.Namespace) -> dict[str, str]:
@@ -262,6 +264,7 @@ def main() -> None:
     parser.add_argument("--home", required=True)
     parser.add_argument("--api", required=True)
     parser.add_argument("--info-url", required=True)
+    parser.add_argument("--rpc-url", required=True)
     parser.add_argument("--wallet", required=True)
     parser.add_argument("--intent", required=True)
     args = parser.parse_args()

@@ -1,5 +1,5 @@
-//! The explorer's server (seed `002_…`). Its `decode_transaction` needs the settlement
-//! contract's ABI, which is unpublished, so it is left out.
+//! The explorer's server (seed `002_…`). `decode_transaction` reads the transaction and its
+//! receipt but lists no intents: the BatchExecutor's ABI is unpublished (it says so).
 
 use serde_json::json;
 
@@ -157,6 +157,38 @@ pub fn tools() -> Vec<ToolSpec> {
                 &["intent_id", "state", "feed", "pending", "settlement"],
             ),
             Implementation::LookupIntent,
+        ),
+        spec(
+            "decode_transaction",
+            "Decode a HyperEVM settlement transaction",
+            "Fetch a HyperEVM transaction and its receipt: whether it exists (found), its status (success, reverted, or pending without a receipt), block number, sender and target, and whether it is a Papertrade settlement batch (a call to the BatchExecutor). The batch's intents are not decoded: the BatchExecutor's ABI is unpublished, so intents_note says why and gives the calldata's length and 4-byte selector instead of guessing a layout. A transaction that is not a Papertrade batch is reported as such. For an intent id, use lookup_intent.",
+            schema::object(
+                &[(
+                    "tx_hash",
+                    hash("32-byte hash: 0x followed by 64 hex characters."),
+                )],
+                &["tx_hash"],
+            ),
+            schema::output(
+                &[
+                    ("tx_hash", of("string".into())),
+                    ("found", of("boolean".into())),
+                    (
+                        "status",
+                        json!({"type": "string", "enum": ["success", "reverted", "pending"]}),
+                    ),
+                    ("block_number", of("integer".into())),
+                    ("is_batch", of("boolean".into())),
+                    ("from", of("string".into())),
+                    ("to", of("string".into())),
+                    ("calldata_bytes", of("integer".into())),
+                    ("selector", of("string".into())),
+                    ("intents_note", of("string".into())),
+                    ("note", of("string".into())),
+                ],
+                &["tx_hash", "found"],
+            ),
+            Implementation::DecodeTransaction,
         ),
         spec(
             "get_leaderboard",

@@ -8,6 +8,7 @@ mod markets;
 mod paid;
 mod quote;
 mod status;
+mod transaction;
 mod typed_data;
 
 use serde_json::{Map, Value};
@@ -52,6 +53,7 @@ pub enum Implementation {
     Wallet,
     Intents,
     LookupIntent,
+    DecodeTransaction,
     Leaderboard,
     TradeHistory,
     Overview,
@@ -97,6 +99,7 @@ impl Implementation {
             Implementation::Wallet => explorer::wallet(reads, &a).await,
             Implementation::Intents => explorer::intents(reads, &a).await,
             Implementation::LookupIntent => explorer::lookup(reads, &a).await,
+            Implementation::DecodeTransaction => transaction::decode(reads, &a).await,
             Implementation::Leaderboard => explorer::leaderboard(reads, &a).await,
             Implementation::TradeHistory => explorer::history(reads, &a).await,
             Implementation::Overview => explorer::overview(reads, &a).await,

@@ -1,6 +1,7 @@
 //! Funding on the simulator's origin: Hyperliquid's `POST /exchange` (a signed `spotSend` only),
-//! the relayer's `POST /funding/deposits/check`, a HyperEVM JSON-RPC subset at `POST /evm` for
-//! the two reads a deposit verifies with, and the `/sim/fund-core` practice control.
+//! the relayer's `POST /funding/deposits/check`, a HyperEVM JSON-RPC subset at `POST /evm` (the
+//! two reads a deposit verifies with, and the simulator's own settlement transactions), and the
+//! `/sim/fund-core` practice control.
 
 use alloy_primitives::Address;
 use axum::body::Bytes;
@@ -121,25 +122,77 @@ fn core_text(wei: u128) -> String {
     if t.contains('.') { t } else { format!("{t}.0") }
 }
 
-/// `POST /evm`: `eth_chainId` and `eth_call` to the proxy factory and the `coreUserExists`
-/// precompile; anything else is a JSON-RPC error.
+/// `POST /evm`: `eth_chainId`, `eth_call` to the proxy factory and the `coreUserExists`
+/// precompile, and `eth_getTransactionByHash` / `eth_getTransactionReceipt` for the simulator's
+/// own synthetic settlement transactions (INFERRED, `sim::chain`; any other hash is null, as a
+/// node answers for a transaction it does not know); anything else is a JSON-RPC error.
 pub(super) async fn evm(State(s): S, body: Bytes) -> Response {
     let Ok(req) = serde_json::from_slice::<Value>(&body) else {
         return ok_json(rpc_error(Value::Null, -32700, "parse error"));
     };
     let id = req.get("id").cloned().unwrap_or(Value::Null);
-    match req["method"].as_str() {
-        Some("eth_chainId") => ok_json(rpc_result(id, format!("{HYPEREVM_CHAIN_ID:#x}"))),
-        Some("eth_call") => match eth_call(&s, &req["params"]) {
-            Ok(data) => ok_json(rpc_result(id, data)),
-            Err(why) => ok_json(rpc_error(id, -32000, &why)),
-        },
-        _ => ok_json(rpc_error(id, -32601, "the method does not exist")),
+    let answer = match req["method"].as_str() {
+        Some("eth_chainId") => Ok(json!(format!("{HYPEREVM_CHAIN_ID:#x}"))),
+        // A revert is the node's -32000; a malformed hash is invalid params.
+        Some("eth_call") => eth_call(&s, &req["params"])
+            .map(Value::String)
+            .map_err(|why| (-32000, why)),
+        Some(m @ ("eth_getTransactionByHash" | "eth_getTransactionReceipt")) => {
+            settlement(&s, m == "eth_getTransactionReceipt", &req["params"])
+                .map_err(|why| (-32602, why))
+        }
+        _ => return ok_json(rpc_error(id, -32601, "the method does not exist")),
+    };
+    match answer {
+        Ok(result) => ok_json(json!({"jsonrpc": "2.0", "id": id, "result": result})),
+        Err((code, why)) => ok_json(rpc_error(id, code, &why)),
     }
 }
 
-fn rpc_result(id: Value, result: String) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+/// A synthetic settlement transaction or its receipt (always a success: the batch ran; each
+/// intent's own outcome is the account stream's), or null for a hash the simulator never made.
+fn settlement(s: &super::Shared, receipt: bool, params: &Value) -> Result<Value, String> {
+    let hash = params[0]
+        .as_str()
+        .and_then(|h| crate::protocol::wire::parse_b256(&h.to_ascii_lowercase()).ok())
+        .ok_or_else(|| "params[0]: expected a 32-byte transaction hash".to_string())?;
+    let Some(tx) = s.with_engine(|e| e.chain.get(hash).cloned()) else {
+        return Ok(Value::Null);
+    };
+    let hex = |n: u64| format!("{n:#x}");
+    let common = json!({
+        "blockHash": format!("{:#x}", crate::sim::chain::block_hash(tx.block)),
+        "blockNumber": hex(tx.block),
+        "from": format!("{:#x}", tx.from),
+        "to": format!("{:#x}", tx.to),
+        "transactionIndex": "0x0",
+    });
+    let mut out = common.as_object().expect("object").clone();
+    let extra = if receipt {
+        json!({
+            "transactionHash": format!("{:#x}", tx.hash),
+            "status": "0x1",
+            "gasUsed": hex(60_000 + 40_000 * tx.intents.len() as u64),
+            "cumulativeGasUsed": hex(60_000 + 40_000 * tx.intents.len() as u64),
+            "effectiveGasPrice": "0x5f5e100",
+            "contractAddress": null,
+            "logs": [],
+            "logsBloom": format!("0x{}", "0".repeat(512)),
+            "type": "0x2",
+        })
+    } else {
+        json!({
+            "hash": format!("{:#x}", tx.hash),
+            "nonce": hex(tx.nonce),
+            "input": format!("0x{}", alloy_primitives::hex::encode(&tx.input)),
+            "value": "0x0",
+            "gas": hex(2_000_000),
+            "type": "0x2",
+            "chainId": format!("{HYPEREVM_CHAIN_ID:#x}"),
+        })
+    };
+    out.extend(extra.as_object().expect("object").clone());
+    Ok(Value::Object(out))
 }
 
 fn rpc_error(id: Value, code: i64, message: &str) -> Value {

@@ -88,7 +88,7 @@ impl SimServer {
         format!("http://{}/info", self.addr)
     }
 
-    /// The HyperEVM JSON-RPC subset a deposit verifies with.
+    /// The HyperEVM JSON-RPC subset a deposit verifies with and settlement transactions are read from.
     pub fn rpc_url(&self) -> String {
         format!("http://{}/evm", self.addr)
     }
