@@ -34,7 +34,7 @@ pub async fn decode(http: &ExchangeHttp, hash: B256) -> Result<Value, ReportErro
         out.insert("found".into(), json!(false));
         out.insert(
             "note".into(),
-            json!("HyperEVM has no transaction with this hash (the node answered null). If it is a Papertrade intent id rather than a transaction, use lookup_intent."),
+            json!("HyperEVM has no transaction with this hash (the node answered null). If it is a Papertrade intent id rather than a transaction, use lookup_intent (`papertrade-tui lookup ID`)."),
         );
         return Ok(Value::Object(out));
     };
