@@ -170,7 +170,7 @@ impl Alert {
         format!(
             "{} {} {}x #{}: {}% to bust (below {})",
             crate::text::sanitize_line(&r.market, 16),
-            if r.is_long { "▲" } else { "▼" },
+            super::side::arrow(r.is_long),
             r.leverage,
             r.position_id,
             crate::quote::percent_text(r.room, u128::from(r.mark), 2),

@@ -17,6 +17,7 @@ pub(crate) mod notices;
 pub(crate) mod prefill;
 pub(crate) mod report;
 pub(crate) mod settlement;
+pub(crate) mod side;
 pub(crate) mod state;
 pub(crate) mod tab;
 pub(crate) mod ticket;

@@ -22,7 +22,7 @@ pub fn summary(closed: &[ClosedPosition], symbol: impl Fn(u32) -> String) -> (St
                 format!(
                     "{} {} {}x",
                     symbol(c.instrument_id),
-                    if c.is_long { "▲" } else { "▼" },
+                    super::side::arrow(c.is_long),
                     c.leverage
                 )
             })

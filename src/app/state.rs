@@ -277,10 +277,7 @@ impl App {
     pub(crate) fn update(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
         use super::action::{Action, Effect};
         self.dirty = true;
-        let ceiling = self
-            .ticket_market()
-            .and_then(|(m, _)| self.trading.as_ref().map(|s| s.leverage_ceiling(m)))
-            .unwrap_or(1000);
+        let ceiling = self.ticket_leverage_ceiling();
         if self.key_panel.is_some() && action != Action::Quit {
             return self.key_panel_action(action);
         }
@@ -333,11 +330,8 @@ impl App {
             Action::NextMarket => {
                 let count = self.trading.as_ref().map_or(0, |s| s.instruments.len());
                 self.ticket.next_market(count);
-                let ceiling = self
-                    .ticket_market()
-                    .and_then(|(m, _)| self.trading.as_ref().map(|s| s.leverage_ceiling(m)))
-                    .unwrap_or(1000);
-                self.ticket.nudge_leverage(0, ceiling);
+                self.ticket
+                    .nudge_leverage(0, self.ticket_leverage_ceiling());
             }
             Action::Leverage(d) => self.ticket.nudge_leverage(d, ceiling),
             Action::Tab(t) => {
@@ -902,7 +896,7 @@ impl App {
             "opened #{} {} {} {}x at {}",
             p.id,
             market.symbol,
-            if p.is_long { "▲" } else { "▼" },
+            super::side::arrow(p.is_long),
             p.leverage,
             crate::protocol::units::price_display(p.entry_price, market.price_scale)
         ))
@@ -1076,6 +1070,13 @@ impl App {
         let state = self.trading.as_ref()?;
         let m = state.instruments.get(self.ticket.market)?;
         Some((m, self.marks.get(&m.id).copied()))
+    }
+
+    /// The ticket market's leverage ceiling; the protocol's own before the markets are read.
+    pub(crate) fn ticket_leverage_ceiling(&self) -> u32 {
+        self.ticket_market()
+            .and_then(|(m, _)| self.trading.as_ref().map(|s| s.leverage_ceiling(m)))
+            .unwrap_or(crate::protocol::trading::MAX_LEVERAGE)
     }
 
     /// Toggle the mark on the highlighted position (Space).

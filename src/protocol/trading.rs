@@ -6,6 +6,10 @@ use serde_json::{Value, json};
 use super::units::scale_decimals;
 use super::wire::{DecodeError, Tuple, value_u64, value_u128, value_u256};
 
+/// Leverage is a whole number 1..=1000 on the wire (the protocol's fixed rule); a market may
+/// allow less ([`TradingState::leverage_ceiling`]).
+pub const MAX_LEVERAGE: u32 = 1000;
+
 /// The only schema this client understands; both working clients refuse anything else.
 pub(crate) const SCHEMA_VERSION: u64 = 1;
 /// The contract's win fee when an older answer omits `winFeeRateRaw` (2%, read on chain).
@@ -450,7 +454,8 @@ impl TradingState {
         !self.intake.paused_actions.iter().any(|a| a == action)
     }
 
-    /// The leverage ceiling for `market`: min(market max, venue max when set).
+    /// The leverage ceiling for `market`: min(market max, venue max when set). Before the
+    /// trading state is read, callers fall back to [`MAX_LEVERAGE`].
     pub(crate) fn leverage_ceiling(&self, market: &Instrument) -> u32 {
         if self.maximum_leverage == 0 {
             market.max_leverage

@@ -9,8 +9,7 @@ use super::ReportError;
 
 /// The largest margin a quote accepts (the seed tools' bound): $10,000,000.
 pub const MAX_MARGIN_USD: u128 = 10_000_000;
-/// Leverage is a whole number 1..=1000 on the wire; the market may allow less.
-pub const MAX_LEVERAGE: u32 = 1000;
+pub use crate::protocol::trading::MAX_LEVERAGE;
 
 pub fn side(text: &str) -> Result<bool, ReportError> {
     match text.trim().to_ascii_lowercase().as_str() {

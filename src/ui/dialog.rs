@@ -38,7 +38,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             lines.push(Line::styled(
                 format!(
                     "OPEN {} {symbol} {leverage}x",
-                    if *is_long { "▲ LONG" } else { "▼ SHORT" }
+                    crate::app::side::arrow_word(*is_long)
                 ),
                 theme.title(),
             ));
@@ -110,7 +110,7 @@ fn draw_close(frame: &mut Frame, area: Rect, app: &App, ids: &[U256], theme: &Th
                 let what = format!(
                     "#{id} {} {} {}x margin {}",
                     sanitize_line(&v.symbol(), 12),
-                    if p.is_long { "▲" } else { "▼" },
+                    crate::app::side::arrow(p.is_long),
                     p.leverage,
                     usd_text(signed(p.margin))
                 );

@@ -183,7 +183,7 @@ fn closed_cells<'a>(app: &App, t: &ClosedTrade, theme: &Theme) -> Vec<Cell<'a>> 
         Cell::from(format!(
             "{} {}",
             sanitize_line(&symbol, 4),
-            if c.is_long { "▲L" } else { "▼S" }
+            crate::app::side::arrow_letter(c.is_long)
         )),
         Cell::from(format!("{}x", c.leverage)),
         Cell::from(at_scale(t.entry_raw)),
@@ -325,10 +325,7 @@ fn feed_cells<'a>(app: &App, t: &TradeEvent, theme: &Theme) -> Vec<Cell<'a>> {
         Cell::from(format!(
             "{} {}",
             sanitize_line(&t.instrument, 4),
-            match t.side {
-                Side::Long => "▲L",
-                Side::Short => "▼S",
-            }
+            crate::app::side::arrow_letter(t.side == Side::Long)
         )),
         Cell::from(format!("{}x", t.leverage)),
         Cell::from(notional),

@@ -49,7 +49,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                     format!(
                         "{} {} {} {lev}x",
                         symbol(o.instrument_id),
-                        if l { "▲L" } else { "▼S" },
+                        crate::app::side::arrow_letter(l),
                         usd_text(signed(a))
                     )
                 }

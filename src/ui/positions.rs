@@ -98,7 +98,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
                 Cell::from(format!(
                     "{} {}",
                     v.symbol(),
-                    if p.is_long { "▲L" } else { "▼S" }
+                    crate::app::side::arrow_letter(p.is_long)
                 )),
                 Cell::from(format!("{}x", p.leverage)),
                 Cell::from(usd_text(signed(p.margin))),

@@ -28,11 +28,14 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         frame.render_widget(Paragraph::new("waiting for market data…"), inner);
         return;
     };
-    let side = if t.is_long {
-        Span::styled("▲ LONG", theme.gain())
-    } else {
-        Span::styled("▼ SHORT", theme.loss())
-    };
+    let side = Span::styled(
+        crate::app::side::arrow_word(t.is_long),
+        if t.is_long {
+            theme.gain()
+        } else {
+            theme.loss()
+        },
+    );
     let cursor = if t.editing_margin { "▏" } else { "" };
     let mut lines = vec![
         Line::from(vec![
@@ -41,12 +44,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             Span::raw(format!("  {}x", t.leverage)),
         ]),
         Line::from(format!("margin ${}{cursor}", t.margin_text)),
-        leverage_slider(
-            t.leverage,
-            app.trading
-                .as_ref()
-                .map_or(1000, |s| s.leverage_ceiling(market)),
-        ),
+        leverage_slider(t.leverage, app.ticket_leverage_ceiling()),
     ];
     // A leverage or market being typed: what Enter would set, or why not yet.
     match &t.typing {
