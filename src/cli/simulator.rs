@@ -191,13 +191,6 @@ fn config(a: &EngineArgs, controls: bool) -> Result<SimConfig, CliError> {
     Ok(cfg)
 }
 
-async fn wait_for_ctrl_c() {
-    // If the signal handler cannot be installed, serve until killed.
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 /// What a simulator reachable from other machines hands them.
 fn exposure(no_controls: bool) -> &'static str {
     if no_controls {
@@ -252,7 +245,7 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
             server.base_url(),
             server.info_url()
         );
-        say!("Ctrl-C stops it.");
+        say!("Ctrl-C (or SIGTERM) stops it.");
     }
     if !host.is_loopback() {
         // Said on stderr even with --json: the one warning that must not be missed.
@@ -260,7 +253,8 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
             "warning: serving on {host}, beyond this machine: anyone who can connect can {exposes}"
         );
     }
-    wait_for_ctrl_c().await;
+    // SIGTERM too, as `demo` and `mcp --http`: a service manager's stop is a clean stop.
+    super::stop_signal().await;
     server.stop().await;
     Ok(())
 }

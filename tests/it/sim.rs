@@ -1031,3 +1031,46 @@ async fn the_controls_answer_local_programs_only() {
         "{err}"
     );
 }
+
+/// `sim` stops on SIGTERM, as `demo` and `mcp --http` do (a service manager's stop, `kill`),
+/// not only on Ctrl-C: it exits 0 once its first line says it serves.
+#[cfg(unix)]
+#[test]
+fn the_simulator_stops_on_sigterm() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let home = tempfile::tempdir().unwrap();
+    let mut sim = Command::new(env!("CARGO_BIN_EXE_papertrade-tui"))
+        .args(["sim", "--port", "0"])
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("data"))
+        .env("XDG_CONFIG_HOME", home.path().join("config"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(sim.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("serving at http://127.0.0.1:"), "{first}");
+    let term = Command::new("kill")
+        .args(["-TERM", &sim.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    // Bounded: a simulator that ignored the signal would be killed here and fail the assert.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = sim.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            sim.kill().unwrap();
+            panic!("the simulator ignored SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}
