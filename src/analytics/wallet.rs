@@ -10,27 +10,20 @@ use serde_json::{Value, json};
 
 use crate::protocol::account::AccountState;
 use crate::protocol::trading::TradingState;
-use crate::protocol::units::u256_to_u128;
 
 use super::leaderboard::WindowRank;
 use super::positions::CloseValue;
 use super::{raw, usd, usd_u};
 
-/// The staking accumulator's scale (§3.1 `accRewardPerShareRaw`).
-const ACC_SCALE: u128 = 1_000_000_000_000_000_000_000_000_000;
-
-/// USDC staking reward owed to the wallet now (wad): `pendingBase + floor(staked·acc/1e27) −
-/// rewardDebt`, saturating at zero (§5.5).
+/// USDC staking reward owed to the wallet now (wad), §5.5.
 pub fn pending_staking_reward(account: &AccountState, acc_reward_per_share: U256) -> u128 {
-    let accrued = u256_to_u128(
-        U256::from(account.paper.staked).saturating_mul(acc_reward_per_share)
-            / U256::from(ACC_SCALE),
-    );
-    account
-        .paper
-        .pending_base
-        .saturating_add(accrued)
-        .saturating_sub(account.paper.reward_debt)
+    let p = &account.paper;
+    crate::protocol::math::staking_reward(
+        p.pending_base,
+        p.staked,
+        p.reward_debt,
+        acc_reward_per_share,
+    )
 }
 
 /// Σ net PnL of a close at the mark over the open positions (wad); `None` when any of them
@@ -155,6 +148,7 @@ impl BalanceSheet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::math::ACC_SCALE;
 
     #[test]
     fn the_pending_reward_follows_the_accumulator_and_saturates() {

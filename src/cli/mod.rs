@@ -994,36 +994,46 @@ async fn mcp(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
     let server = crate::mcp::HttpServer::start(reads, &only, addr, a.rate_per_minute)
         .await
         .map_err(|e| CliError::input("http", format!("cannot listen on {addr}: {e}")))?;
+    let stop = stop_signal();
     // The one line on stderr (stdout stays as clean as over stdio): where it serves.
     eprintln!(
         "papertrade-tui MCP server (read-only) at {}; Ctrl-C stops it.",
         server.url()
     );
-    stop_signal().await;
+    stop.await;
     server.stop().await;
     Ok(())
 }
 
-/// Ctrl-C or (on Unix) SIGTERM; if neither handler can be installed, serve until killed.
-async fn stop_signal() {
-    let interrupt = async {
+/// Ctrl-C or (on Unix) SIGTERM. The handlers are installed when this is called, before a server
+/// says it is ready, so a stop sent right after that line is a clean stop, never the default
+/// abrupt one; the future ends at the first signal. A handler that cannot be installed is not
+/// waited for (with neither, the server runs until killed).
+fn stop_signal() -> impl std::future::Future<Output = ()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt()).ok();
+        let mut terminate = signal(SignalKind::terminate()).ok();
+        async move {
+            async fn first(signal: Option<&mut Signal>) {
+                match signal {
+                    Some(s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            }
+            tokio::select! {
+                _ = first(interrupt.as_mut()) => {}
+                _ = first(terminate.as_mut()) => {}
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
         }
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {}
-        _ = terminate => {}
     }
 }

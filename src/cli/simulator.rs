@@ -219,6 +219,7 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
     let server = SimServer::start(cfg, SocketAddr::new(host, a.port))
         .await
         .map_err(|e| CliError::input("port", format!("cannot listen on {host}:{}: {e}", a.port)))?;
+    let stop = super::stop_signal();
     if ctx.json {
         print_json(
             &json!({"api": server.base_url(), "infoUrl": server.info_url(), "rpcUrl": server.rpc_url(), "seed": seed}),
@@ -254,7 +255,7 @@ pub async fn sim(ctx: &Context, a: SimArgs) -> Result<(), CliError> {
         );
     }
     // SIGTERM too, as `demo` and `mcp --http`: a service manager's stop is a clean stop.
-    super::stop_signal().await;
+    stop.await;
     server.stop().await;
     Ok(())
 }
@@ -387,6 +388,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         }
         return result;
     }
+    let stop = super::stop_signal();
     if ctx.json {
         print_json(&json!({
             "api": server.base_url(),
@@ -425,7 +427,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
         );
     }
     // SIGTERM too: a service manager's stop deletes the demo's files as Ctrl-C does.
-    super::stop_signal().await;
+    stop.await;
     server.stop().await;
     drop(files);
     Ok(())

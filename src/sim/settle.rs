@@ -6,15 +6,14 @@ use alloy_primitives::{Address, B256, U256};
 
 use crate::protocol::account::{ClosedPosition, Outcome, Position};
 use crate::protocol::math::{
-    MINT_CLIFF, MINT_DECAY, MINT_RATE, OpenCheck, OpenFunds, bust_price, check_open, is_liquidated,
-    loss_fee, mint_amount, mint_basis, mint_rate, tail_progress, value_close,
+    ACC_SCALE, MINT_CLIFF, MINT_DECAY, MINT_RATE, OpenCheck, OpenFunds, bust_price, check_open,
+    is_liquidated, loss_fee, mint_amount, mint_basis, mint_rate, staking_accrued, staking_reward,
+    tail_progress, value_close,
 };
 use crate::protocol::stats::{Side, TradeEvent, TradeKind};
 use crate::protocol::units::{USDC_TO_WAD, mul_div, price_f64, u256_to_u128, wad_to_f64};
 
 use super::engine::{AccountTx, Engine, Queued, QueuedAction};
-
-const ACC_SCALE: u128 = 1_000_000_000_000_000_000_000_000_000; // 1e27
 
 /// An open the account made before the simulator started (see [`Engine::seed_position`]).
 #[derive(Debug, Clone, Copy)]
@@ -634,8 +633,8 @@ impl Engine {
         let id = q.id;
         self.commit(q.wallet, |tx| {
             let paper = &mut tx.state.paper;
-            let accrued = u256_to_u128(U256::from(paper.staked) * acc / U256::from(ACC_SCALE));
-            paper.pending_base = (paper.pending_base + accrued).saturating_sub(paper.reward_debt);
+            paper.pending_base =
+                staking_reward(paper.pending_base, paper.staked, paper.reward_debt, acc);
             if change > 0 {
                 paper.balance -= amount;
                 paper.staked += amount;
@@ -643,8 +642,7 @@ impl Engine {
                 paper.staked -= amount;
                 paper.balance += amount;
             }
-            paper.reward_debt =
-                u256_to_u128(U256::from(paper.staked) * acc / U256::from(ACC_SCALE));
+            paper.reward_debt = staking_accrued(paper.staked, acc);
             tx.remove_operation(id);
             tx.outcome(id, Outcome::Succeeded);
         });
@@ -660,10 +658,9 @@ impl Engine {
         let id = q.id;
         self.commit(q.wallet, |tx| {
             let paper = &mut tx.state.paper;
-            let accrued = u256_to_u128(U256::from(paper.staked) * acc / U256::from(ACC_SCALE));
-            let pending = (paper.pending_base + accrued).saturating_sub(paper.reward_debt);
+            let pending = staking_reward(paper.pending_base, paper.staked, paper.reward_debt, acc);
             paper.pending_base = 0;
-            paper.reward_debt = accrued;
+            paper.reward_debt = staking_accrued(paper.staked, acc);
             tx.state.balance += pending;
             tx.state.lifetime.paper_rewards_claimed += pending;
             tx.remove_operation(id);
