@@ -5,20 +5,20 @@ use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
 use crate::analytics::positions::CloseValue;
-use crate::client::funding::follow_core_credit;
+use crate::client::funding::{follow_core_credit, send_withdraw, withdraw_intent};
 use crate::client::intents::{Submission, SubmitError};
-use crate::client::ledger::{AuditLog, NonceStore};
-use crate::client::orders::{OrderError, Sent, Trader, send_signed};
+use crate::client::ledger::AuditLog;
+use crate::client::orders::{OrderError, Sent, Trader};
 use crate::clock::now_unix_s;
 use crate::feed::intents::{IntentWatch, Resolution};
 use crate::protocol::account::Operation;
-use crate::protocol::eip712::{MAX_CLOSE_IDS, NonceLane, SessionSigner};
+use crate::protocol::eip712::{MAX_CLOSE_IDS, SessionSigner};
 use crate::protocol::failure::FailureGuess;
 use crate::protocol::funding::{
     CORE_WEI_PER_USDC_UNIT, WithdrawRefusal, parse_usdc, plan_withdraw,
 };
 use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
-use crate::protocol::order::{Order, OrderIntent};
+use crate::protocol::order::Order;
 use crate::protocol::rules::{CloseRejection, check_cancel, close_rejection};
 use crate::protocol::units::{price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
@@ -566,19 +566,10 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
     if a.signing.owner_keystore.is_some() {
         confirm(a.yes, "Sign with the owner's keystore and send?")?;
     }
-    let nonces = NonceStore::new(&ctx.data_dir);
-    let built = Order::Withdraw { usdc }.intents(owner, now_unix_s(), ctx.deadlines, || {
-        nonces.next(owner, NonceLane::Exchange)
-    });
-    let Some(OrderIntent::Withdraw(intent)) = built.map_err(OrderError::Nonce)?.pop() else {
-        unreachable!("a withdrawal is one WithdrawToCore");
-    };
+    let intent =
+        withdraw_intent(&ctx.data_dir, owner, usdc, ctx.deadlines).map_err(OrderError::Nonce)?;
     let signed_withdraw = owner_sign(ctx, &a.signing, owner, intent)?;
-    // What HyperCore holds before, to see the withdrawal land there (unknown if unreadable).
-    let core_before = ctx.http.spot_usdc(owner).await.ok();
-    let audit = AuditLog::new(&ctx.data_dir);
-    let details = json!({"amountUsdc": usdc.to_string()});
-    let one = send_signed(&ctx.http, &audit, &signed_withdraw, details).await;
+    let (one, core_before) = send_withdraw(&ctx.http, &ctx.data_dir, &signed_withdraw, None).await;
     reported(ctx, &one)?;
     let id = one.intent_id;
     let started = tokio::time::Instant::now();

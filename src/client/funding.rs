@@ -17,9 +17,14 @@ use crate::protocol::hypercore_send::{ExchangeAnswer, SignedSpotSend};
 use crate::protocol::wire::{DecodeError, parse_address};
 
 use super::http::NoAnswer;
+use super::ledger::{AuditLog, NonceStore};
 use super::limits::ANSWER_CAP;
 use super::live_account::LiveAccount;
+use super::orders::{Sent, send_signed};
 use super::{ExchangeHttp, FetchError};
+use crate::clock::now_unix_s;
+use crate::protocol::eip712::{NonceLane, Signed, WithdrawToCore};
+use crate::protocol::order::{Deadlines, Order, OrderIntent};
 
 /// Why a deposit cannot be planned.
 #[derive(Debug, thiserror::Error)]
@@ -306,4 +311,40 @@ pub async fn send_deposit(
         logged = after;
     }
     (result, logged)
+}
+
+/// A withdrawal to HyperCore: its one `WithdrawToCore` intent for `owner`, its nonce taken from
+/// the store. The CLI and the Fund tab sign it their own way, then [`send_withdraw`].
+pub fn withdraw_intent(
+    data_dir: &std::path::Path,
+    owner: Address,
+    usdc: u64,
+    deadlines: Deadlines,
+) -> std::io::Result<WithdrawToCore> {
+    let nonces = NonceStore::new(data_dir);
+    let built = Order::Withdraw { usdc }.intents(owner, now_unix_s(), deadlines, || {
+        nonces.next(owner, NonceLane::Exchange)
+    })?;
+    match built.into_iter().next() {
+        Some(OrderIntent::Withdraw(intent)) => Ok(intent),
+        _ => unreachable!("Order::Withdraw builds one WithdrawToCore"),
+    }
+}
+
+/// Send a signed withdrawal once (audited as every intent is), with the owner's HyperCore spot
+/// USDC read just before, to see the withdrawal land there (`None`: unreadable). The one path
+/// the CLI and the Fund tab share; `via` names the sender in the audit log when not the CLI.
+pub async fn send_withdraw(
+    http: &ExchangeHttp,
+    data_dir: &std::path::Path,
+    signed: &Signed<WithdrawToCore>,
+    via: Option<&str>,
+) -> (Sent, Option<SpotUsdc>) {
+    let core_before = http.spot_usdc(signed.intent().user).await.ok();
+    let mut details = json!({"amountUsdc": signed.intent().amount.to_string()});
+    if let Some(via) = via {
+        details["via"] = json!(via);
+    }
+    let one = send_signed(http, &AuditLog::new(data_dir), signed, details).await;
+    (one, core_before)
 }

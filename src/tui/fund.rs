@@ -7,21 +7,19 @@
 use std::path::{Path, PathBuf};
 
 use alloy_primitives::Address;
-use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::app::SubmitReport;
 use crate::app::fund::{CoreSend, FundJob, FundOutcome};
 use crate::client::ExchangeHttp;
-use crate::client::funding::{DepositAudit, DepositCheckError, SpotSendResult, send_deposit};
-use crate::client::ledger::{AuditLog, NonceStore};
-use crate::client::orders::send_signed;
-use crate::clock::{now_unix_ms, now_unix_s};
+use crate::client::funding::{
+    DepositAudit, DepositCheckError, SpotSendResult, send_deposit, send_withdraw, withdraw_intent,
+};
+use crate::clock::now_unix_ms;
 use crate::keys::Passphrase;
-use crate::protocol::eip712::NonceLane;
 use crate::protocol::funding::{DepositPlan, SpotUsdc, plan_deposit};
 use crate::protocol::hypercore_send::SpotSend;
-use crate::protocol::order::{Deadlines, Order, OrderIntent};
+use crate::protocol::order::Deadlines;
 
 use super::key_setup::unlock_owner;
 use super::submit::record_send;
@@ -119,28 +117,14 @@ impl FundWorker {
         passphrase: Passphrase,
     ) -> Result<(SubmitReport, Option<SpotUsdc>), String> {
         let wallet = unlock_owner(path, passphrase, self.owner).await?;
-        // The arrival is measured from the balance just before the send.
-        let core_before = self.http.spot_usdc(self.owner).await.ok();
-        let nonces = NonceStore::new(&self.data_dir);
-        let built = Order::Withdraw { usdc: amount }
-            .intents(self.owner, now_unix_s(), self.deadlines, || {
-                nonces.next(self.owner, NonceLane::Exchange)
-            })
+        let intent = withdraw_intent(&self.data_dir, self.owner, amount, self.deadlines)
             .map_err(|e| format!("nonce store: {e}; nothing was signed"))?;
-        let Some(OrderIntent::Withdraw(intent)) = built.into_iter().next() else {
-            return Err("a withdrawal is one WithdrawToCore intent".into());
-        };
         let signed = wallet
             .sign(intent)
             .map_err(|e| format!("signing failed: {e}; nothing was sent"))?;
-        let audit = AuditLog::new(&self.data_dir);
-        let one = send_signed(
-            &self.http,
-            &audit,
-            &signed,
-            json!({"amountUsdc": amount.to_string(), "via": "tui"}),
-        )
-        .await;
+        // The arrival is measured from the balance just before the send.
+        let (one, core_before) =
+            send_withdraw(&self.http, &self.data_dir, &signed, Some("tui")).await;
         let mut report = SubmitReport::default();
         if one.may_be_queued() {
             report.tracked.push(one.watch);
