@@ -1,4 +1,4 @@
-//! The README's table of MCP tools stays true: it lists exactly the tools `tools/list` returns,
+//! The table of MCP tools in docs/mcp.md stays true: it lists exactly the tools `tools/list` returns,
 //! each under the seed whose `--only` set serves it, and every "shares its answer with" group
 //! reads the same from each of its members.
 
@@ -8,7 +8,7 @@ use papertrade_tui::client::{ExchangeHttp, HttpConfig};
 use papertrade_tui::mcp::{Reads, Seed, Server};
 use papertrade_tui::protocol::order::Deadlines;
 
-const README: &str = include_str!("../../README.md");
+const MCP_PAGE: &str = include_str!("../../docs/mcp.md");
 
 /// One row of the table: the tool, its seed, the tools it shares its answer with.
 struct Row {
@@ -17,18 +17,19 @@ struct Row {
     shares: BTreeSet<String>,
 }
 
-/// The rows of the table under the `mcp` section whose header begins `| tool | seed |`.
-fn rows(readme: &str) -> Vec<Row> {
-    let section = readme
-        .split("\n### ")
-        .find(|s| s.starts_with("Assistants: the `mcp` command"))
-        .expect("the README's mcp section");
+/// The rows of the table under docs/mcp.md's "Tools per seed" whose header begins
+/// `| tool | seed |`.
+fn rows(page: &str) -> Vec<Row> {
+    let section = page
+        .split("\n## ")
+        .find(|s| s.starts_with("Tools per seed"))
+        .expect("docs/mcp.md's section \"Tools per seed\"");
     let mut lines = section
         .lines()
         .skip_while(|l| !l.starts_with("| tool | seed |"));
     assert!(
         lines.next().is_some(),
-        "no `| tool | seed |` table in the mcp section"
+        "no `| tool | seed |` table under \"Tools per seed\" in docs/mcp.md"
     );
     let code = |cell: &str| -> Vec<String> {
         cell.split('`')
@@ -77,8 +78,8 @@ fn listed(only: &[Seed]) -> BTreeSet<String> {
 }
 
 #[test]
-fn the_readme_tool_table_lists_exactly_the_tools_served() {
-    let rows = rows(README);
+fn the_docs_tool_table_lists_exactly_the_tools_served() {
+    let rows = rows(MCP_PAGE);
     let mut problems = Vec::new();
     let mut in_table = BTreeSet::new();
     for r in &rows {

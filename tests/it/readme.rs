@@ -1,11 +1,13 @@
-//! The README's promise, "every command line in the README runs as written": each command line
-//! of its ```sh blocks, and each `papertrade-tui …` quoted in its prose, is read from README.md,
-//! its placeholders are filled from one table, and it is run with the real binary against an
-//! in-process simulator — in a pseudo-terminal where the command opens the terminal UI or asks
-//! for a confirmation, and stopped with Ctrl-C where it serves until then.
+//! The documentation's promise, "every command line here runs as written": each command line
+//! of the ```sh blocks, and each `papertrade-tui …` quoted in the prose, of README.md and of
+//! every page in docs/ is read, its placeholders are filled from one table, and it is run with
+//! the real binary against an in-process simulator — in a pseudo-terminal where the command
+//! opens the terminal UI or asks for a confirmation, and stopped with Ctrl-C where it serves
+//! until then.
 //!
-//! A new README line is covered without touching this file; one with a placeholder the table
-//! does not know, or a program this file has no rule for, fails and says what to add.
+//! A new line in the README or a new page in docs/ is covered without touching this file; one
+//! with a placeholder the table does not know, or a program this file has no rule for, fails and
+//! says what to add.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -22,25 +24,49 @@ use serde_json::Value;
 use crate::pty::{Collected, Finished, Pty, collect};
 use crate::simkit::Sim;
 
-const README: &str = include_str!("../../README.md");
 const BIN: &str = env!("CARGO_BIN_EXE_papertrade-tui");
 const SESSION_PASS: &str = "readme session passphrase";
 const OWNER_PASS: &str = "readme owner passphrase";
 
-/// One placeholder of the README and what stands for it here.
+/// The pages whose command lines run: README.md, then every `docs/*.md` (read when the test runs,
+/// so a new page is covered without touching this file), each as (its path from the repository
+/// root, its text).
+fn documents() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |rel: &str| {
+        std::fs::read_to_string(root.join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    };
+    let mut pages: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("the docs/ directory")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    pages.sort();
+    assert!(!pages.is_empty(), "no page in docs/");
+    std::iter::once("README.md".to_string())
+        .chain(pages)
+        .map(|rel| {
+            let text = read(&rel);
+            (rel, text)
+        })
+        .collect()
+}
+
+/// One placeholder of the documentation and what stands for it here.
 struct Placeholder {
     text: &'static str,
     means: &'static str,
     value: fn(&World) -> Result<String, String>,
 }
 
-/// Every placeholder the README's command lines use, each with a real value from this test's
-/// simulator or machine: only the reader's own values (their wallet, a wallet to look at, the
-/// simulator's port), which the README says to put in; every other word runs as written (no
+/// Every placeholder the documentation's command lines use, each with a real value from this
+/// test's simulator or machine: only the reader's own values (their wallet, a wallet or a
+/// transaction to look at, the simulator's port), which the pages say to put in; every other word runs as written (no
 /// elided `0x12…34`, no id from another run, no `[--optional]` synopsis). Matched where it
 /// stands as a whole word (not inside a longer one), longest first. A line with a placeholder not
 /// listed here fails the test; an entry no line uses fails it too, so the table follows the
-/// README.
+/// documentation.
 const PLACEHOLDERS: &[Placeholder] = &[
     Placeholder {
         text: "0xYourWallet",
@@ -58,6 +84,18 @@ const PLACEHOLDERS: &[Placeholder] = &[
         value: |w| Ok(format!("{:#x}", w.crowd)),
     },
     Placeholder {
+        text: "0xAnyTransaction",
+        means: "a HyperEVM transaction to decode: the simulator's latest settlement transaction",
+        value: |w| {
+            w.sim
+                .server
+                .shared
+                .with_engine(|e| e.settlement_transactions().last().map(|t| t.hash))
+                .map(|hash| format!("{hash:#x}"))
+                .ok_or_else(|| "the simulator has settled no batch yet".to_string())
+        },
+    },
+    Placeholder {
         text: "--port 8787",
         means: "a standalone simulator's port: any free one, so runs never collide",
         value: |_| Ok("--port 0".to_string()),
@@ -69,29 +107,64 @@ const PLACEHOLDERS: &[Placeholder] = &[
     },
 ];
 
-/// What the README's prose says a command line prints, checked on that line's output:
+/// What the documentation's prose says a command line prints, checked on that line's output:
 /// (a piece of the line as written, strings its stdout must contain).
-const CLAIMS: &[(&str, &[&str])] = &[(
-    "--entry 82800.3 --move 0.1 --json",
-    // "The last one reproduces the published example exactly: bust 82674, adjustedPnlUsd
-    // 36.99, winFeeUsd 0.74, netPnlUsd 36.25."
-    &["82674", "36.99", "0.74", "36.25"],
-)];
+const CLAIMS: &[(&str, &[&str])] = &[
+    (
+        "--entry 82800.3 --move 0.1 --json",
+        // "The last one reproduces the published example exactly: bust 82674, adjustedPnlUsd
+        // 36.99, winFeeUsd 0.74, netPnlUsd 36.25."
+        &["82674", "36.99", "0.74", "36.25"],
+    ),
+    (
+        "decode-tx 0xAnyTransaction --json",
+        // "prints whether it was found, its status, block, sender and target and `is_batch`"
+        // (the simulator's settlement transactions are batches that succeeded).
+        &[
+            "\"found\": true",
+            "\"status\": \"success\"",
+            "\"is_batch\": true",
+        ],
+    ),
+];
 
-/// A command line as the README has it.
+/// A command line as a page of the documentation has it.
 #[derive(Debug, Clone)]
 struct Source {
-    /// The README line it starts on (1-based).
+    /// The page, from the repository root (`README.md`, `docs/trading.md`).
+    file: String,
+    /// The page's line it starts on (1-based).
     at: usize,
     /// As written, `\` continuations joined.
     text: String,
     /// The lines of one ```sh block are typed into one terminal: an `export` there applies to
-    /// the lines after it. Each prose command is a block of its own.
+    /// the lines after it. Each prose command is a block of its own. Unique across the pages.
     block: usize,
 }
 
-/// Every command line of README.md: the ```sh blocks' lines and the prose's
-/// `papertrade-tui …` spans.
+impl Source {
+    /// Where it is written: `docs/trading.md:21`.
+    fn place(&self) -> String {
+        format!("{}:{}", self.file, self.at)
+    }
+}
+
+/// Every command line of every page, in page order, blocks numbered across the pages.
+fn all_command_lines(pages: &[(String, String)]) -> Vec<Source> {
+    let mut out: Vec<Source> = Vec::new();
+    for (file, text) in pages {
+        let first = out.last().map_or(0, |s| s.block + 1);
+        out.extend(command_lines(text).into_iter().map(|s| Source {
+            file: file.clone(),
+            block: first + s.block,
+            ..s
+        }));
+    }
+    out
+}
+
+/// Every command line of one page: the ```sh blocks' lines and the prose's `papertrade-tui …`
+/// spans (`file` left empty for the caller to fill).
 fn command_lines(readme: &str) -> Vec<Source> {
     let mut out = Vec::new();
     let mut block = 0;
@@ -117,7 +190,7 @@ fn command_lines(readme: &str) -> Vec<Source> {
             Some(_) if fence => {
                 assert!(
                     pending.is_none(),
-                    "README.md:{at}: a `\\` continues into the fence"
+                    "line {at}: a `\\` continues into the fence"
                 );
                 in_shell = None;
             }
@@ -139,6 +212,7 @@ fn command_lines(readme: &str) -> Vec<Source> {
                         let text = text.trim().to_string();
                         if !text.is_empty() {
                             out.push(Source {
+                                file: String::new(),
                                 at: start,
                                 text,
                                 block,
@@ -167,6 +241,7 @@ fn prose_commands(paragraph: &[(usize, &str)], block: &mut usize, out: &mut Vec<
                         if text == "papertrade-tui" || text.starts_with("papertrade-tui ") {
                             *block += 1;
                             out.push(Source {
+                                file: String::new(),
                                 at: start,
                                 text,
                                 block: *block,
@@ -262,7 +337,7 @@ fn substitute(text: &str, world: &World, used: &mut Vec<&'static str>) -> Result
 
 /// Split like sh: whitespace separates words, '…' is literal, "…" keeps `\"` `\\` `\$` escapes,
 /// a backslash outside quotes escapes the next character, and `~/` starting a word is $HOME.
-/// Shell syntax the README has no business using (pipes, redirections, substitutions, globs)
+/// Shell syntax the documentation has no business using (pipes, redirections, substitutions, globs)
 /// is refused, so a line that needs a real shell is noticed rather than run differently.
 fn shell_words(line: &str, home: &Path) -> Result<Vec<String>, String> {
     let mut words = Vec::new();
@@ -498,7 +573,7 @@ struct World {
     sim: Sim,
     /// Where every line runs, but the demos (see `run_binary`).
     machine: Machine,
-    /// The reader's wallet: what the README's `key owner-new` line made (see `learn_owner`).
+    /// The reader's wallet: what the walkthrough's `key owner-new` line made (see `learn_owner`).
     owner: OnceLock<Address>,
     crowd: Address,
     markets: Vec<String>,
@@ -510,8 +585,8 @@ impl World {
     /// The owner the walkthrough made, once its `key owner-new` line has run.
     fn owner(&self) -> Result<Address, String> {
         self.owner.get().copied().ok_or_else(|| {
-            "no `papertrade-tui key owner-new` line has made the owner yet: the README must run \
-             it (in a walkthrough block) before any line that names the owner's wallet"
+            "no `papertrade-tui key owner-new` line has made the owner yet: the documentation \
+             must run it (in a walkthrough block) before any line that names the owner's wallet"
                 .to_string()
         })
     }
@@ -574,8 +649,8 @@ impl Run {
             s[cut..].to_string()
         };
         format!(
-            "README.md:{} ({}): {}\n  problem: {}\n  argv: {:?}\n  exit status: {}\n  stdout (in a terminal: the screen):\n{}\n  stderr:\n{}\n",
-            self.source.at,
+            "{} ({}): {}\n  problem: {}\n  argv: {:?}\n  exit status: {}\n  stdout (in a terminal: the screen):\n{}\n  stderr:\n{}\n",
+            self.source.place(),
             self.how,
             self.source.text,
             self.problem.as_deref().unwrap_or("none"),
@@ -681,7 +756,7 @@ fn run_line(source: &Source, world: &World, exports: &mut Vec<(String, String)>)
 }
 
 /// A line's trailing `> FILE` (outside quotes): the command before it and the file, `~/`
-/// expanded. One redirection at the end, of stdout, is all the README needs; more is refused.
+/// expanded. One redirection at the end, of stdout, is all the pages need; more is refused.
 fn split_redirect(line: &str, home: &Path) -> Result<(String, Option<PathBuf>), String> {
     let mut quote = None;
     for (i, c) in line.char_indices() {
@@ -713,7 +788,7 @@ fn write_redirect(run: Run, path: &Path) -> Run {
     }
 }
 
-/// `mkdir -p DIR…`, each under the machine's home (the README's lines make directories in the
+/// `mkdir -p DIR…`, each under the machine's home (the pages' lines make directories in the
 /// reader's home only).
 fn run_mkdir(source: &Source, dirs: Vec<PathBuf>, home: &Path) -> Run {
     let mut run = Run::new(
@@ -766,7 +841,7 @@ fn learn_owner(run: Run, args: &[String], world: &World) -> Run {
     let export = format!("export PAPERTRADE_TUI_OWNER={owner:#x}");
     if !run.stdout.lines().any(|l| l.trim() == export) {
         return run.fail(format!(
-            "it did not print the line the README has the reader paste: {export}"
+            "it did not print the line the walkthrough has the reader paste: {export}"
         ));
     }
     match world.owner.set(owner) {
@@ -968,7 +1043,7 @@ fn once(mut run: Run, args: &[String], env: &[(String, String)], expect: i32) ->
         if run.source.text.contains(piece)
             && let Some(w) = wants.iter().find(|w| !run.stdout.contains(*w))
         {
-            return run.fail(format!("the README says it prints {w}; it does not"));
+            return run.fail(format!("the documentation says it prints {w}; it does not"));
         }
     }
     run
@@ -1087,7 +1162,7 @@ fn in_terminal(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_readme_command_line_runs_as_written() {
+async fn every_command_line_of_the_readme_and_docs_runs_as_written() {
     let started = Instant::now();
     let sim = Sim::start(SimConfig {
         seed: 21,
@@ -1116,10 +1191,11 @@ async fn every_readme_command_line_runs_as_written() {
         used: Mutex::new(Vec::new()),
     });
 
-    let sources = command_lines(README);
-    // The README has two dozen command lines; far fewer means the extraction broke.
+    let pages = documents();
+    let sources = all_command_lines(&pages);
+    // The pages have about a hundred command lines; far fewer means the extraction broke.
     assert!(
-        sources.len() >= 20,
+        sources.len() >= 60,
         "only {} command lines found",
         sources.len()
     );
@@ -1171,12 +1247,12 @@ async fn every_readme_command_line_runs_as_written() {
     .unwrap();
 
     let mut runs = runs;
-    runs.sort_by_key(|r| r.source.at);
+    runs.sort_by(|a, b| (&a.source.file, a.source.at).cmp(&(&b.source.file, b.source.at)));
     let mut summary = String::new();
     for r in &runs {
         summary.push_str(&format!(
-            "{:>4} {:>6.1}s {:<24} {}{}\n",
-            r.source.at,
+            "{:<24} {:>6.1}s {:<24} {}{}\n",
+            r.source.place(),
             r.took.as_secs_f64(),
             r.how,
             r.argv.join(" "),
@@ -1195,12 +1271,13 @@ async fn every_readme_command_line_runs_as_written() {
         }
     }
     let lines = {
-        let mut at: Vec<usize> = runs.iter().map(|r| r.source.at).collect();
+        let mut at: Vec<String> = runs.iter().map(|r| r.source.place()).collect();
         at.dedup();
         at.len()
     };
     println!(
-        "{summary}{lines} README command lines, {} runs ({}) in {:.1}s",
+        "{summary}{lines} command lines in {} pages, {} runs ({}) in {:.1}s",
+        pages.len(),
         runs.len(),
         kinds
             .iter()
@@ -1219,7 +1296,7 @@ async fn every_readme_command_line_runs_as_written() {
     for p in PLACEHOLDERS {
         if !used.contains(&p.text) {
             problems.push(format!(
-                "PLACEHOLDERS has {:?} ({}), which no README command line uses: remove it",
+                "PLACEHOLDERS has {:?} ({}), which no command line of the pages uses: remove it",
                 p.text, p.means
             ));
         }
@@ -1227,13 +1304,13 @@ async fn every_readme_command_line_runs_as_written() {
     for (piece, _) in CLAIMS {
         if !runs.iter().any(|r| r.source.text.contains(piece)) {
             problems.push(format!(
-                "CLAIMS names a line with {piece:?}, which the README no longer has: update it"
+                "CLAIMS names a line with {piece:?}, which no page has any more: update it"
             ));
         }
     }
     assert!(
         problems.is_empty(),
-        "{} of the README's command lines do not run as written:\n\n{}\n{summary}",
+        "{} of the documentation's command lines do not run as written:\n\n{}\n{summary}",
         problems.len(),
         problems.join("\n")
     );
@@ -1258,6 +1335,17 @@ fn command_lines_are_read_as_sh_would() {
     assert_eq!(lines.iter().map(|s| s.at).collect::<Vec<_>>(), [1, 2, 6, 7]);
     assert_eq!(lines[2].block, lines[3].block);
     assert_ne!(lines[0].block, lines[1].block);
+    // Pages keep their own line numbers; a block never spans two pages.
+    let pages = [
+        ("a.md", "```sh\nexport A=1\npapertrade-tui x\n```\n"),
+        ("b.md", "```sh\npapertrade-tui y\n```\n"),
+    ]
+    .map(|(f, t)| (f.to_string(), t.to_string()));
+    let all = all_command_lines(&pages);
+    let places: Vec<String> = all.iter().map(Source::place).collect();
+    assert_eq!(places, ["a.md:2", "a.md:3", "b.md:2"]);
+    assert_eq!(all[0].block, all[1].block);
+    assert_ne!(all[1].block, all[2].block);
 
     assert_eq!(
         split_comment("a '#b' c#d \"# e\" # f # g"),
@@ -1308,4 +1396,126 @@ fn command_lines_are_read_as_sh_would() {
     let args = |s: &str| s.split(' ').map(String::from).collect::<Vec<_>>();
     assert_eq!(subcommand(&args("--watch 0xa positions")), Some(2));
     assert_eq!(subcommand(&args("--json --market BTC")), None);
+}
+
+/// Files a page links to that another branch of the same change adds (the layer map replaces
+/// the README's old layout list): named here so this branch's pages may link them before the
+/// merge. Empty this once they exist; a link to any other missing file fails.
+const ARRIVING: &[&str] = &["ARCHITECTURE.md"];
+
+/// A heading's anchor as GitHub makes it: lowercase, punctuation dropped, spaces to `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | ' '))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The anchors of a page's headings (outside code fences).
+fn anchors(page: &str) -> Vec<String> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for line in page.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+        } else if !fenced && line.starts_with('#') {
+            out.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    out
+}
+
+/// The relative link targets of a page's prose, `[text](target)`, with their line numbers.
+fn relative_links(page: &str) -> Vec<(usize, String)> {
+    let mut fenced = false;
+    let mut out = Vec::new();
+    for (i, line) in page.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        for (at, _) in line.match_indices("](") {
+            let rest = &line[at + 2..];
+            let Some(end) = rest.find(')') else { continue };
+            let target = &rest[..end];
+            if !target.contains("://") && !target.starts_with("mailto:") {
+                out.push((i + 1, target.to_string()));
+            }
+        }
+    }
+    out
+}
+
+/// Every relative link of the README and docs/ names a file that exists and, for a page, a
+/// heading it has: moving a section between pages cannot leave a link pointing nowhere.
+#[test]
+fn links_between_the_pages_resolve() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let pages = documents();
+    let mut problems = Vec::new();
+    for (file, text) in &pages {
+        let dir = Path::new(file).parent().unwrap_or(Path::new(""));
+        for (line, target) in relative_links(text) {
+            let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+            // The target from the repository root, `..` resolved.
+            let mut parts: Vec<String> = Vec::new();
+            let joined = if path.is_empty() {
+                PathBuf::from(file)
+            } else {
+                dir.join(path)
+            };
+            for c in joined.components() {
+                match c {
+                    std::path::Component::ParentDir => {
+                        parts.pop();
+                    }
+                    std::path::Component::Normal(p) => parts.push(p.to_string_lossy().into()),
+                    _ => {}
+                }
+            }
+            let rel = parts.join("/");
+            if ARRIVING.contains(&rel.as_str()) {
+                continue;
+            }
+            let full = root.join(&rel);
+            if !full.exists() {
+                problems.push(format!("{file}:{line}: {target}: no file {rel}"));
+                continue;
+            }
+            if fragment.is_empty() || !rel.ends_with(".md") {
+                continue;
+            }
+            let linked = std::fs::read_to_string(&full).unwrap();
+            if !anchors(&linked).iter().any(|a| a == fragment) {
+                problems.push(format!(
+                    "{file}:{line}: {target}: {rel} has no heading #{fragment}"
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn anchors_and_links_are_read_as_github_writes_them() {
+    assert_eq!(
+        anchor(" Funding from the UI (`8` Fund)"),
+        "funding-from-the-ui-8-fund"
+    );
+    assert_eq!(
+        anchor(" Limits: the network is bounded"),
+        "limits-the-network-is-bounded"
+    );
+    let page = "# A\n[x](b.md#c) and [y](https://z) [w](#a)\n```sh\n[q](nowhere)\n```\n";
+    assert_eq!(anchors(page), ["a"]);
+    assert_eq!(
+        relative_links(page),
+        [(2, "b.md#c".to_string()), (2, "#a".to_string())]
+    );
 }
