@@ -96,6 +96,24 @@ const PLACEHOLDERS: &[Placeholder] = &[
         },
     },
     Placeholder {
+        text: "0xAnyIntent",
+        means: "an intent id to look up: the newest in the simulator's recent-trades feed",
+        value: |w| {
+            let (status, body) = http(&w.sim.url("/query/protocol/trades/recent"), None)?;
+            let json = body.find('{').map_or("", |i| &body[i..]);
+            let feed: Value = serde_json::Deserializer::from_str(json)
+                .into_iter()
+                .next()
+                .and_then(Result::ok)
+                .ok_or_else(|| format!("the trades feed answered {status} {body:?}"))?;
+            feed["events"]
+                .as_array()
+                .and_then(|events| events.iter().find_map(|e| e["intentId"].as_str()))
+                .map(str::to_string)
+                .ok_or_else(|| "no trade of the feed names its intent".to_string())
+        },
+    },
+    Placeholder {
         text: "--port 8787",
         means: "a standalone simulator's port: any free one, so runs never collide",
         value: |_| Ok("--port 0".to_string()),
@@ -115,6 +133,12 @@ const CLAIMS: &[(&str, &[&str])] = &[
         // "The last one reproduces the published example exactly: bust 82674, adjustedPnlUsd
         // 36.99, winFeeUsd 0.74, netPnlUsd 36.25."
         &["82674", "36.99", "0.74", "36.25"],
+    ),
+    (
+        "lookup 0xAnyIntent",
+        // "its state (`settled` for an intent the feed lists) and its rows in the
+        // recent-trades feed"
+        &["settled", "in the recent-trades feed: 1 row"],
     ),
     (
         "decode-tx 0xAnyTransaction --json",
