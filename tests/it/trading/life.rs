@@ -1,9 +1,9 @@
 //! A trader's whole life on the command line: a session key made and registered, an open at a
 //! pinned mid, the close quoted and paid to the raw unit, a withdrawal, and no secret left behind.
 
-use papertrade_tui::protocol::math::value_close;
-use papertrade_tui::protocol::trading::TradingState;
 use serde_json::{Value, json};
+
+use crate::simkit::SEED_CLOSE_NET_PNL;
 
 use super::user::{OWNER_PASS, SESSION_PASS, User, WAD, live_sim, text};
 
@@ -94,22 +94,14 @@ async fn full_life_with_a_keystore_owner() {
 
     // Close at +0.1%: the net PnL is §5.3's at the settlement mid, to the raw unit.
     sim.pin("BTC", "82883.1").await;
-    let state = TradingState::decode(include_str!("../../../assets/trading_mainnet.json")).unwrap();
-    let expected = value_close(
-        state.market("BTC").unwrap(),
-        state.win_fee_rate(),
-        828_003,
-        100 * WAD,
-        500,
-        true,
-        828_831,
-    );
-    // Before it: what a close pays (margin + net) and its net PnL, two figures under two names,
-    // in the JSON and the table, as close-quote and the UI say them.
-    let pays = (100 * WAD) as i128 + expected.net_pnl;
+    let pays = (100 * WAD) as i128 + SEED_CLOSE_NET_PNL;
     let listed = user.json(&["positions"]).await;
     let row = &listed["positions"][0];
-    assert_eq!(row["closeNetPnlRaw"], expected.net_pnl.to_string(), "{row}");
+    assert_eq!(
+        row["closeNetPnlRaw"],
+        SEED_CLOSE_NET_PNL.to_string(),
+        "{row}"
+    );
     assert_eq!(row["closePaysRaw"], pays.to_string(), "{row}");
     let quoted = user
         .json(&[
@@ -158,12 +150,12 @@ async fn full_life_with_a_keystore_owner() {
     assert_eq!(closed["intents"][0]["outcome"], "succeeded");
     assert_eq!(
         closed["closed"][0]["netPnlRaw"],
-        expected.net_pnl.to_string()
+        SEED_CLOSE_NET_PNL.to_string()
     );
     let listed = user.json(&["positions"]).await;
     assert_eq!(
         listed["balanceRaw"],
-        ((1000 * WAD) as i128 + expected.net_pnl).to_string()
+        ((1000 * WAD) as i128 + SEED_CLOSE_NET_PNL).to_string()
     );
     assert!(listed["positions"].as_array().unwrap().is_empty());
 
