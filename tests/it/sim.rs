@@ -459,15 +459,23 @@ async fn faults_drop_stall_and_refuse() {
         HttpConfig::default(),
     );
     client.trading_state().await.unwrap();
-    sim.control(
-        "/sim/faults",
-        json!({"readStatus": 429, "retryAfterS": 0, "readFailures": 1}),
-    )
-    .await;
+    // Each arming answers how often the faults it replaces fired.
+    let fired = sim
+        .control(
+            "/sim/faults",
+            json!({"readStatus": 429, "retryAfterS": 0, "readFailures": 1}),
+        )
+        .await;
+    assert_eq!(fired["fired"]["readFailures"], 2, "{fired}");
     client.trading_state().await.unwrap();
-    sim.control("/sim/faults", json!({"readStatus": 502})).await;
+    let fired = sim.control("/sim/faults", json!({"readStatus": 502})).await;
+    assert_eq!(fired["fired"]["readFailures"], 1, "{fired}");
     assert!(client.trading_state().await.is_err());
-    sim.control("/sim/faults", json!({})).await;
+    let fired = sim.control("/sim/faults", json!({})).await;
+    assert!(
+        fired["fired"]["readFailures"].as_u64() >= Some(1),
+        "{fired}"
+    );
     client.trading_state().await.unwrap();
 
     // A dropped answer: the intent is queued all the same, exactly once.
@@ -489,7 +497,12 @@ async fn faults_drop_stall_and_refuse() {
 
     // Delays apply to answers. Real time is the point here: the fault delays the answer on the
     // wall clock, whatever the exchange's clock says.
-    sim.control("/sim/faults", json!({"delayMs": 300})).await;
+    let fired = sim.control("/sim/faults", json!({"delayMs": 300})).await;
+    assert_eq!(
+        fired["fired"],
+        json!({"readFailures": 0, "droppedAnswers": 1}),
+        "the one answer was dropped"
+    );
     let start = std::time::Instant::now();
     sim.get("/query/health").await;
     assert!(start.elapsed().as_millis() >= 300);

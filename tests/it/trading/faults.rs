@@ -106,14 +106,18 @@ async fn read_storms_are_ridden_out() {
     sim.control("/sim/faults", json!({"readStatus": 503, "readFailures": 2}))
         .await;
     user.json(&["markets"]).await;
-    sim.control(
-        "/sim/faults",
-        json!({"readStatus": 429, "retryAfterS": 1, "readFailures": 1}),
-    )
-    .await;
+    // Arming the next storm answers how the last one went: both 503s were met and ridden out.
+    let storm = sim
+        .control(
+            "/sim/faults",
+            json!({"readStatus": 429, "retryAfterS": 1, "readFailures": 1}),
+        )
+        .await;
+    assert_eq!(storm["fired"]["readFailures"], 2, "{storm}");
     let v = user.json(&["positions"]).await;
     assert_eq!(v["balanceUsd"], 100);
-    sim.control("/sim/faults", json!({})).await;
+    let storm = sim.control("/sim/faults", json!({})).await;
+    assert_eq!(storm["fired"]["readFailures"], 1, "{storm}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
