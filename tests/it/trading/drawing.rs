@@ -90,7 +90,12 @@ async fn a_quiet_market_draws_no_frames() {
     // The first answer of each read is a change; then only the same data comes back.
     ui.settle(Duration::from_secs(1)).await;
     let before = ui.frames_drawn();
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The window is counted in what the exchange sent, not slept: thirty heartbeats on the
+    // wallet's stream (the UI hears the same ones), each a tenth of a second of polls answered.
+    let mut beats = sim.stream(wallet).await;
+    for _ in 0..30 {
+        assert!(beats.heartbeat().await, "the stream ended");
+    }
     assert_eq!(
         ui.frames_drawn() - before,
         0,

@@ -107,8 +107,15 @@ async fn a_deep_link_prefills_the_ticket_and_only_the_confirmation_signs_it() {
     );
     assert!(first.contains("margin $1250.5"), "{first}");
     assert!(first.contains("side dropped"), "{first}");
+    // Every first answer in and drawn, the ticket still only prefilled: nothing was signed
+    // (the audit log holds the key's registration alone) and nothing is open.
     ui.settle(Duration::from_millis(300)).await;
     assert_eq!(positions(), 0, "a link never signs");
+    let audit = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
+    assert!(
+        !audit.contains("openPosition"),
+        "a link never signs: {audit}"
+    );
     ui.send_keys([KeyCode::Enter]);
     let dialog = ui.wait_for_text("OPEN").await;
     assert!(dialog.contains("came from a link"), "{dialog}");
@@ -127,11 +134,8 @@ async fn a_deep_link_prefills_the_ticket_and_only_the_confirmation_signs_it() {
         ),
         (1, true, 40, 1_250_500_000_000_000_000_000)
     );
-    let after = ui.settle(Duration::from_millis(300)).await;
-    assert!(
-        !after.contains("⚑ from a link"),
-        "confirmed: the banner goes: {after}"
-    );
+    // Confirmed: the banner goes.
+    ui.wait_for(|s| !s.contains("⚑ from a link")).await;
     ui.quit().await.expect("the loop ends cleanly on q");
 }
 

@@ -1,6 +1,8 @@
 //! The client's scheduled reads of the exchange, in-process: what each poller asks for and when,
 //! and which source a failure is filed under.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use alloy_primitives::Address;
@@ -55,19 +57,47 @@ async fn account_read_failures_are_filed_under_their_own_sources() {
     );
 }
 
+/// An exchange answering the two account reads with nothing, counting how often each is asked.
+async fn counting_exchange() -> (String, Arc<[AtomicUsize; 2]>) {
+    const TRADES: usize = 0;
+    const RANK: usize = 1;
+    let hits: Arc<[AtomicUsize; 2]> = Arc::default();
+    let count = |i: usize, answer: serde_json::Value| {
+        let hits = hits.clone();
+        axum::routing::get(move || async move {
+            hits[i].fetch_add(1, Ordering::SeqCst);
+            axum::Json(answer)
+        })
+    };
+    let app = axum::Router::new()
+        .route(
+            "/query/protocol/trades/recent",
+            count(TRADES, json!({"ok": true, "count": 0, "events": []})),
+        )
+        .route(
+            "/queue-rank/accounts/{wallet}",
+            count(
+                RANK,
+                json!({"ok": true, "queueRevision": "1", "entries": []}),
+            ),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (url, hits)
+}
+
 /// The queue rank is asked for only while the wallet has something queued: a quiet session
 /// polls the recent trades alone, and a new queued intent has its place read at once, not at
-/// the next tick.
+/// the next tick. Counted at the exchange, not waited out: one tick's reads are joined before
+/// its answers are sent, so when the trades arrive every read of that tick has been asked.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_queue_rank_is_polled_only_while_something_is_queued() {
     use papertrade_tui::client::market::spawn_account_reads;
     use papertrade_tui::feed::market::MarketEvent;
-    let sim = Sim::manual().await;
-    let http = ExchangeHttp::new(
-        &sim.server.base_url(),
-        &sim.server.info_url(),
-        HttpConfig::default(),
-    );
+    let (url, hits) = counting_exchange().await;
+    let asked = || hits.each_ref().map(|h| h.load(Ordering::SeqCst));
+    let http = ExchangeHttp::new(&url, &format!("{url}/info"), HttpConfig::default());
     let (tx, mut rx) = mpsc::channel(8);
     let (queued, queued_rx) = tokio::sync::watch::channel(false);
     let task = spawn_account_reads(
@@ -85,14 +115,14 @@ async fn the_queue_rank_is_polled_only_while_something_is_queued() {
         matches!(first, MarketEvent::RecentTrades(..)),
         "the first tick asks only the trades: {first:?}"
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(rx.try_recv().is_err(), "no rank was asked for");
+    assert_eq!(asked(), [1, 0], "(trades, rank) asked: no rank");
     queued.send_replace(true);
     let ranked = tokio::time::timeout(Duration::from_secs(10), rx.recv())
         .await
         .expect("the rank is read at once, well before the 60 s tick")
         .unwrap();
     assert!(matches!(ranked, MarketEvent::QueueRank(..)), "{ranked:?}");
+    assert_eq!(asked(), [1, 1], "the rank alone, not a tick");
     task.abort();
 }
 
