@@ -49,6 +49,11 @@ impl Sim {
         .await
     }
 
+    /// A real-clock exchange as a user's commands meet it (`live_config`).
+    pub async fn live(seed: u64, relayer_delay_ms: u64) -> Self {
+        Self::start(live_config(seed, relayer_delay_ms)).await
+    }
+
     pub async fn start(cfg: SimConfig) -> Self {
         let server = SimServer::start(cfg, SocketAddr::from(([127, 0, 0, 1], 0)))
             .await
@@ -156,6 +161,18 @@ impl Sim {
         let first = stream.next_wallet().await.expect("snapshot");
         assert_eq!(first, Folded::Snapshot);
         stream
+    }
+}
+
+/// A real-clock exchange with no crowd and 300 ms heartbeats whose relayer settles what it
+/// accepts after `relayer_delay_ms`: what the trading tests run the real binary against.
+pub fn live_config(seed: u64, relayer_delay_ms: u64) -> SimConfig {
+    SimConfig {
+        seed,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms,
+        ..SimConfig::default()
     }
 }
 

@@ -3,11 +3,11 @@
 
 use alloy_primitives::{Address, U256};
 use papertrade_tui::protocol::eip712::OpenPosition;
-use papertrade_tui::sim::SimConfig;
 use serde_json::{Value, json};
 
-use super::user::{User, WAD, live_sim, ready_user, text};
 use crate::simkit::Sim;
+
+use super::user::{User, WAD, live_sim, ready_user, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_of_thirty_goes_out_as_three_intents() {
@@ -66,14 +66,7 @@ async fn close_of_thirty_goes_out_as_three_intents() {
 /// the whole batch `position_closing`) and says so; the others close.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn close_all_skips_a_position_already_closing() {
-    let sim = Sim::start(SimConfig {
-        seed: 24,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 1_500,
-        ..SimConfig::default()
-    })
-    .await;
+    let sim = Sim::live(24, 1_500).await;
     let user = ready_user(&sim, 2000).await;
     let mut ids = Vec::new();
     for market in ["BTC", "ETH"] {

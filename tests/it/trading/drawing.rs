@@ -8,9 +8,10 @@ use papertrade_tui::app::Mode;
 use papertrade_tui::client::market::PollRates;
 use papertrade_tui::sim::SimConfig;
 
-use super::user::ready_user;
-use crate::simkit::Sim;
+use crate::simkit::{Sim, live_config};
 use crate::tui_run::{self, Ui};
+
+use super::user::ready_user;
 
 /// An exchange that accepts connections and never answers: the UI draws at once, says it is
 /// connecting, and `q` quits at once.
@@ -112,11 +113,8 @@ async fn a_quiet_market_draws_no_frames() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_age_past_its_limit_is_drawn_as_it_counts() {
     let sim = Sim::start(SimConfig {
-        seed: 21,
-        crowd: 0,
         heartbeat_ms: 60_000,
-        relayer_delay_ms: 300,
-        ..SimConfig::default()
+        ..live_config(21, 300)
     })
     .await;
     let user = ready_user(&sim, 1000).await;

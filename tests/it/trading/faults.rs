@@ -11,6 +11,8 @@ use papertrade_tui::protocol::eip712::OpenPosition;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::support::open_args;
+
 use super::user::{WAD, live_sim, ready_user, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -19,20 +21,7 @@ async fn a_dropped_answer_resolves_from_the_stream_with_one_intent() {
     let user = ready_user(&sim, 1000).await;
     sim.control("/sim/faults", json!({"dropIntentAnswers": 1}))
         .await;
-    let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "ETH",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "20",
-            "--yes",
-        ])
-        .await;
+    let opened = user.json(&open_args("ETH", "long", "50", "20", &[])).await;
     assert_eq!(opened["submission"], "unknown");
     assert_eq!(opened["outcome"], "succeeded");
     assert!(opened["position"]["positionId"].is_string());

@@ -7,9 +7,10 @@ use papertrade_tui::app::Mode;
 use ratatui::crossterm::event::KeyCode;
 use serde_json::json;
 
-use super::user::{OWNER_PASS, WAD, live_sim, ready_user};
 use crate::pty::Pty;
 use crate::tui_run::{self, Ui};
+
+use super::user::{OWNER_PASS, WAD, live_sim, ready_user};
 
 /// Fill the ticket's margin, raise the leverage by `tens` steps and review: `/`, clear it,
 /// type, leave the field, `}` ×n, Enter.

@@ -10,8 +10,10 @@ use papertrade_tui::keys::{Passphrase, SessionKeys};
 use papertrade_tui::protocol::eip712::{Intent, RegisterSessionKey, Strictness, WalletSigner};
 use serde_json::Value;
 
-use super::user::{User, live_sim, ready_user, text};
 use crate::pty::Pty;
+use crate::support::open_args;
+
+use super::user::{User, live_sim, ready_user, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn register_with_a_pasted_external_signature() {
@@ -100,20 +102,7 @@ async fn an_expired_key_is_refused_before_signing() {
     let keys = SessionKeys::new(&user.data(), Some(papertrade_tui::keys::Backend::Keystore));
     keys.set_expiry(user.owner(), 1_000).unwrap();
     let audit_before = std::fs::read_to_string(user.data().join("audit.jsonl")).unwrap();
-    let out = user
-        .run(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "100",
-            "--leverage",
-            "10",
-            "--yes",
-        ])
-        .await;
+    let out = user.run(&open_args("BTC", "long", "100", "10", &[])).await;
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out.stderr).contains("expired"),

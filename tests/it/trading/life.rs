@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use crate::simkit::SEED_CLOSE_NET_PNL;
+use crate::support::open_args;
 
 use super::user::{OWNER_PASS, SESSION_PASS, User, WAD, live_sim, text};
 
@@ -30,20 +31,7 @@ async fn full_life_with_a_keystore_owner() {
     assert_eq!(shown["usable"], false);
 
     // Trading before registration is refused before anything is signed.
-    let out = user
-        .run(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "100",
-            "--leverage",
-            "10",
-            "--yes",
-        ])
-        .await;
+    let out = user.run(&open_args("BTC", "long", "100", "10", &[])).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("not registered"));
 
@@ -65,18 +53,7 @@ async fn full_life_with_a_keystore_owner() {
     // Open at a pinned mid; the position appears with the exact entry and bust.
     sim.pin("BTC", "82800.3").await;
     let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "100",
-            "--leverage",
-            "500",
-            "--yes",
-        ])
+        .json(&open_args("BTC", "long", "100", "500", &[]))
         .await;
     assert_eq!(opened["submission"], "accepted");
     assert_eq!(opened["outcome"], "succeeded");

@@ -3,38 +3,20 @@
 
 use std::process::{Output, Stdio};
 
-use papertrade_tui::sim::SimConfig;
 use serde_json::{Value, json};
 
-use super::user::{User, live_sim, open_args, ready_user, signers, text};
 use crate::simkit::Sim;
+use crate::support::open_args;
+
+use super::user::{User, live_sim, ready_user, signers, text};
 
 /// The exit status follows what happened to the intent: 0 settled as asked, 3 refused by the
 /// relayer (with the exchange's code), 4 failed, 5 no fate seen yet. One JSON document each time.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn exit_status_follows_the_outcome() {
-    let sim = Sim::start(SimConfig {
-        seed: 23,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 2_500,
-        ..SimConfig::default()
-    })
-    .await;
+    let sim = Sim::live(23, 2_500).await;
     let user = ready_user(&sim, 2000).await;
-    let open_btc = [
-        "open",
-        "--market",
-        "BTC",
-        "--side",
-        "long",
-        "--margin",
-        "50",
-        "--leverage",
-        "25",
-        "--yes",
-        "--json",
-    ];
+    let open_btc = open_args("BTC", "long", "50", "25", &["--json"]);
     let one_doc = |out: &Output| -> Value {
         let docs: Vec<Value> = serde_json::Deserializer::from_slice(&out.stdout)
             .into_iter::<Value>()
@@ -72,19 +54,7 @@ async fn exit_status_follows_the_outcome() {
     assert_eq!(doc["error"]["code"], "nonce_used", "{doc}");
 
     // Failed at settlement: accepted, then the market pauses before the relayer gets to it → 4.
-    let mut c = user.command(&[
-        "open",
-        "--market",
-        "ETH",
-        "--side",
-        "short",
-        "--margin",
-        "50",
-        "--leverage",
-        "25",
-        "--yes",
-        "--json",
-    ]);
+    let mut c = user.command(&open_args("ETH", "short", "50", "25", &["--json"]));
     c.stdout(Stdio::piped()).stderr(Stdio::piped());
     let child = c.spawn().unwrap();
     stream
@@ -104,21 +74,7 @@ async fn exit_status_follows_the_outcome() {
 
     // The exchange's state refuses an open (the pre-check finds it): 6 and `exchange_state`,
     // not 2 and `invalid_argument`, so a script can wait and retry it. Nothing is signed.
-    let open_eth = |side: &'static str| {
-        [
-            "open",
-            "--market",
-            "ETH",
-            "--side",
-            side,
-            "--margin",
-            "50",
-            "--leverage",
-            "25",
-            "--yes",
-            "--json",
-        ]
-    };
+    let open_eth = |side: &'static str| open_args("ETH", side, "50", "25", &["--json"]);
     let out = user.run(&open_eth("short")).await;
     assert_eq!(out.status.code(), Some(6), "{}", text(&out.stdout));
     let e = one_doc(&out)["error"].clone();
@@ -146,7 +102,9 @@ async fn exit_status_follows_the_outcome() {
     );
     sim.control("/sim/intake", json!({})).await;
     // The side held is what refuses an open of the other side, not the margin.
-    let out = user.run(&open_btc_side("short")).await;
+    let out = user
+        .run(&open_args("BTC", "short", "50", "25", &["--json"]))
+        .await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
     let e = one_doc(&out)["error"].clone();
     assert_eq!(e["code"], "invalid_argument", "{e}");
@@ -158,22 +116,6 @@ async fn exit_status_follows_the_outcome() {
             .contains("close it before opening the other side"),
         "{e}"
     );
-}
-
-fn open_btc_side(side: &'static str) -> [&'static str; 11] {
-    [
-        "open",
-        "--market",
-        "BTC",
-        "--side",
-        side,
-        "--margin",
-        "50",
-        "--leverage",
-        "25",
-        "--yes",
-        "--json",
-    ]
 }
 
 /// One side per market counts the opens still queued: an opposite open the relayer's intake
@@ -188,19 +130,7 @@ async fn an_open_of_the_side_opposite_a_queued_open_is_refused_naming_the_side_r
         .shared
         .with_engine(|e| e.cfg.relayer_delay_ms = 600_000);
     let open = |side: &'static str, margin: &'static str| {
-        vec![
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            side,
-            "--margin",
-            margin,
-            "--leverage",
-            "10",
-            "--yes",
-            "--json",
-        ]
+        open_args("BTC", side, margin, "10", &["--json"])
     };
     let mut args = open("long", "600");
     args.extend(["--wait", "0"]);
@@ -237,7 +167,7 @@ async fn the_other_side_of_a_held_market_is_refused_before_signing() {
     let sim = live_sim().await;
     let user = ready_user(&sim, 5_000).await;
     let id = user.open_long("ETH", "100", "10").await;
-    let out = user.run(&open_args("ETH", "short", "100", "10")).await;
+    let out = user.run(&open_args("ETH", "short", "100", "10", &[])).await;
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -247,7 +177,7 @@ async fn the_other_side_of_a_held_market_is_refused_before_signing() {
     assert_eq!(signers(&out), 0, "nothing was signed");
     // The other market is its own: a BTC short opens.
     let out = user
-        .run(&[&open_args("BTC", "short", "100", "10")[..], &["--json"]].concat())
+        .run(&open_args("BTC", "short", "100", "10", &["--json"]))
         .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
@@ -258,7 +188,7 @@ async fn an_open_is_checked_before_the_passphrase_is_asked_for() {
     let user = ready_user(&sim, 1_000).await;
     // $10 at 10x is $100 of notional, under the market's minimum. With a wrong passphrase in the
     // environment, unlocking first would fail on the passphrase; checking first names the rule.
-    let mut command = user.command(&open_args("BTC", "long", "10", "10"));
+    let mut command = user.command(&open_args("BTC", "long", "10", "10", &[]));
     command.env("PAPERTRADE_TUI_PASSPHRASE", "not the passphrase");
     let out = tokio::task::spawn_blocking(move || command.output().unwrap())
         .await
@@ -284,18 +214,7 @@ async fn a_reused_nonce_explains_the_stale_nonce_store() {
         .join("nonces")
         .join(format!("{:#x}.json", user.owner()));
     let backup = std::fs::read(&nonces).unwrap();
-    let open = [
-        "open",
-        "--market",
-        "BTC",
-        "--side",
-        "long",
-        "--margin",
-        "10",
-        "--leverage",
-        "100",
-        "--yes",
-    ];
+    let open = open_args("BTC", "long", "10", "100", &[]);
     let first = user.run(&open).await;
     assert!(first.status.success(), "{}", text(&first.stderr));
     std::fs::write(&nonces, backup).unwrap();
@@ -352,7 +271,7 @@ async fn opens_and_closes_carry_short_deadlines_that_the_config_sets() {
 
     // Out of range is refused with the key named, and nothing is signed.
     std::fs::write(config.join("config.toml"), "[deadlines]\nopen_s = 5\n").unwrap();
-    let out = user.run(&open_args("BTC", "long", "100", "10")).await;
+    let out = user.run(&open_args("BTC", "long", "100", "10", &[])).await;
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert!(text(&out.stderr).contains("deadlines.open_s"));
     assert_eq!(signed_deadlines(&user, "openPosition").len(), 2);

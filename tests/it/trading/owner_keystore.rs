@@ -8,10 +8,11 @@ use std::time::Duration;
 use alloy_signer_local::PrivateKeySigner;
 use serde_json::Value;
 
-use super::data_dir::mode_of;
-use super::user::{OWNER_PASS, User, live_sim, make_ready, text};
 use crate::pty::Pty;
 use crate::simkit::Sim;
+
+use super::data_dir::mode_of;
+use super::user::{OWNER_PASS, User, live_sim, make_ready, text};
 
 /// `key owner-new` run as a reader would before any owner is configured: only a home, a data
 /// dir, the cheapest keystore cost and `extra` in the environment, no `--owner`.

@@ -7,10 +7,10 @@ use std::process::{Command, Output, Stdio};
 use alloy_primitives::Address;
 use alloy_signer_local::PrivateKeySigner;
 use papertrade_tui::keys::{KeyMeta, Passphrase, SessionKeys};
-use papertrade_tui::sim::SimConfig;
 use serde_json::{Value, json};
 
 use crate::simkit::Sim;
+use crate::support::open_args;
 
 pub(crate) const WAD: u128 = 1_000_000_000_000_000_000;
 pub(crate) const SESSION_PASS: &str = "correct horse battery staple";
@@ -112,18 +112,7 @@ impl User {
     /// Open a long through the CLI, require it settled, and return the new position's id.
     pub(crate) async fn open_long(&self, market: &str, margin: &str, leverage: &str) -> String {
         let opened = self
-            .json(&[
-                "open",
-                "--market",
-                market,
-                "--side",
-                "long",
-                "--margin",
-                margin,
-                "--leverage",
-                leverage,
-                "--yes",
-            ])
+            .json(&open_args(market, "long", margin, leverage, &[]))
             .await;
         assert_eq!(opened["outcome"], "succeeded", "{opened}");
         opened["position"]["positionId"]
@@ -175,14 +164,7 @@ pub(crate) fn signers(out: &Output) -> usize {
 }
 
 pub(crate) async fn live_sim() -> Sim {
-    Sim::start(SimConfig {
-        seed: 21,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 300,
-        ..SimConfig::default()
-    })
-    .await
+    Sim::live(21, 300).await
 }
 
 /// Register a key through the CLI, then hand back the session signer for direct posts.
@@ -208,25 +190,4 @@ pub(crate) async fn make_ready(sim: &Sim, user: &User, usd: u64) {
         "--yes",
     ])
     .await;
-}
-
-/// The arguments of an `open` with `--yes`.
-pub(crate) fn open_args<'a>(
-    market: &'a str,
-    side: &'a str,
-    margin: &'a str,
-    leverage: &'a str,
-) -> [&'a str; 10] {
-    [
-        "open",
-        "--market",
-        market,
-        "--side",
-        side,
-        "--margin",
-        margin,
-        "--leverage",
-        leverage,
-        "--yes",
-    ]
 }

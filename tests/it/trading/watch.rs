@@ -7,9 +7,11 @@ use papertrade_tui::sim::SimConfig;
 use ratatui::crossterm::event::KeyCode;
 use serde_json::Value;
 
-use super::user::{live_sim, ready_user, signers, text};
 use crate::simkit::Sim;
+use crate::support::open_args;
 use crate::tui_run::{self, Ui};
+
+use super::user::{live_sim, ready_user, signers, text};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn watch_mode_constructs_no_signer() {
@@ -17,19 +19,7 @@ async fn watch_mode_constructs_no_signer() {
     let user = ready_user(&sim, 1000).await;
     // The probe counts: an open constructs signers…
     let out = user
-        .run(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "short",
-            "--margin",
-            "20",
-            "--leverage",
-            "100",
-            "--yes",
-            "--json",
-        ])
+        .run(&open_args("BTC", "short", "20", "100", &["--json"]))
         .await;
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(signers(&out) >= 1);
@@ -92,18 +82,7 @@ async fn watch_anywhere_refuses_every_writing_command() {
     let queued = format!("{:#x}", alloy_primitives::B256::with_last_byte(7));
     let keystore = user.owner_keystore.to_str().unwrap().to_string();
     let writing: Vec<Vec<&str>> = vec![
-        vec![
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "25",
-            "--yes",
-        ],
+        open_args("BTC", "long", "50", "25", &[]),
         vec!["close", "--all", "--yes"],
         vec!["close", &position, "--yes"],
         vec!["cancel", &queued, "--yes"],
