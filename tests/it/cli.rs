@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{self, FixtureServer, run, stdout_json, text};
+use crate::support::{self, FixtureServer, open_args, run, stdout_json, text};
 
 fn live<'a>(server: &'a FixtureServer, args: &[&'a str]) -> Vec<String> {
     let mut all: Vec<String> = args.iter().map(|s| s.to_string()).collect();
@@ -1329,18 +1329,7 @@ fn the_data_dir_is_checked_before_anything_is_written() {
     ];
     for args in [
         vec!["key", "new"],
-        vec![
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "50",
-            "--leverage",
-            "10",
-            "--yes",
-        ],
+        open_args("BTC", "long", "50", "10", &[]),
         vec!["markets"],
     ] {
         let mut all = args.clone();

@@ -8,7 +8,6 @@ use alloy_primitives::{Address, U256};
 use papertrade_tui::client::history::HistoryFile;
 use papertrade_tui::protocol::account::AccountState;
 use papertrade_tui::protocol::history::{ClosedTrade as HistoryRecord, HistoryLine};
-use papertrade_tui::protocol::math::{mint_amount, mint_rate};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::sim::SimConfig;
 use serde_json::Value;
@@ -561,26 +560,31 @@ async fn paper_mint_is_the_curve_at_the_summary_and_overview_the_raw_reads() {
     let sim = crowded().await;
     let (_, s) = sim.get("/query/protocol/summary").await;
     let p = &s["paper"];
-    let n = |v: &Value| v.as_str().unwrap().parse::<u128>().unwrap();
-    let rate = mint_rate(
-        n(&p["rate"]),
-        n(&p["cliff"]),
-        n(&p["decay"]),
-        p["trackedLp"].as_str().unwrap().parse::<i128>().unwrap(),
-        n(&p["tailProgress"]),
+    // The crowd of seed 11 leaves the LP's high-water mark at $4,500,750.07…: past the $2M
+    // cliff by this tail (the inputs the recorded figures below were computed from).
+    assert_eq!(p["tailProgress"], "2500750072919350071998688", "{p}");
+    assert_eq!(
+        (&p["rate"], &p["cliff"], &p["decay"]),
+        (
+            &serde_json::json!("100000000000000000000"),
+            &serde_json::json!("2000000000000000000000000"),
+            &serde_json::json!("120000000000000000000000000")
+        )
     );
+    // §5.5 by hand: floor(floor(100e18·120e24/(120e24 + tail))·120e24/(120e24 + tail)) =
+    // 95958841535663651426 PAPER per $ (≈ 95.96).
+    const RATE: &str = "95958841535663651426";
     let basis = 250 * WAD + WAD / 2;
     let v = json(&sim, &["paper-mint", "--loss-basis-usd", "250.5"]).await;
     assert_eq!(v["lossBasisRaw"], basis.to_string());
-    assert_eq!(v["paperPerUsdRaw"], rate.to_string());
-    assert_eq!(v["estimatedPaperRaw"], mint_amount(basis, rate).to_string());
+    assert_eq!(v["paperPerUsdRaw"], RATE);
+    // floor(250.5e18·rate/1e18).
+    assert_eq!(v["estimatedPaperRaw"], "24037689804683744682213");
     assert_eq!(v["paperSupplyRaw"], p["supply"]);
     assert_eq!(v["paperStakedRaw"], p["staked"]);
+    // A $1 basis by default: the rate itself.
     let default = json(&sim, &["paper-mint"]).await;
-    assert_eq!(
-        default["estimatedPaperRaw"],
-        mint_amount(WAD, rate).to_string()
-    );
+    assert_eq!(default["estimatedPaperRaw"], RATE);
 
     let o = json(
         &sim,

@@ -12,7 +12,8 @@ use papertrade_tui::protocol::hypercore_send::{HyperliquidChain, SpotSend};
 use papertrade_tui::sim::SimConfig;
 use serde_json::{Value, json};
 
-use crate::simkit::Sim;
+use crate::simkit::{Sim, live_config};
+use crate::support::open_args;
 use crate::trading::User;
 
 const WAD: u128 = 1_000_000_000_000_000_000;
@@ -318,12 +319,8 @@ async fn external_deposit(
 
 async fn live_sim() -> Sim {
     Sim::start(SimConfig {
-        seed: 23,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 300,
         sweep_delay_ms: 400,
-        ..SimConfig::default()
+        ..live_config(23, 300)
     })
     .await
 }
@@ -408,20 +405,7 @@ async fn deposit_open_close_withdraw_through_the_cli() {
     user.json(&["key", "register", "--owner-keystore", &ks, "--yes"])
         .await;
     sim.pin("BTC", "82800.3").await;
-    let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "BTC",
-            "--side",
-            "long",
-            "--margin",
-            "20",
-            "--leverage",
-            "100",
-            "--yes",
-        ])
-        .await;
+    let opened = user.json(&open_args("BTC", "long", "20", "100", &[])).await;
     assert_eq!(opened["outcome"], "succeeded", "{opened}");
     let id = opened["position"]["positionId"]
         .as_str()
@@ -550,12 +534,8 @@ async fn a_spot_send_with_no_answer_is_never_resent_and_says_how_to_check() {
 async fn a_deposit_before_the_previous_one_is_swept_exits_6_and_moves_nothing() {
     // A sweeper slower than the test: the first deposit stays on the proxy throughout.
     let sim = Sim::start(SimConfig {
-        seed: 24,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 300,
         sweep_delay_ms: 600_000,
-        ..SimConfig::default()
+        ..live_config(24, 300)
     })
     .await;
     let user = User::new(&sim);

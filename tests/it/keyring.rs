@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+use crate::support::open_args;
 use crate::trading::{User, live_sim};
 
 /// Unlocks (creating it the first time) the login keyring of the throwaway `$HOME`, then runs
@@ -156,7 +157,7 @@ async fn the_session_key_lives_in_a_real_secret_service_and_signs_from_there() {
     let steps = [
         step(out.path(), "new", &["key", "new", "--json"]),
         step(out.path(), "register", &["key", "register", "--owner-keystore", owner_keystore, "--yes", "--json"]),
-        step(out.path(), "open", &["open", "--market", "BTC", "--side", "long", "--margin", "50", "--leverage", "100", "--yes", "--json"]),
+        step(out.path(), "open", &open_args("BTC", "long", "50", "100", &["--json"])),
         format!(
             "secret-tool lookup service papertrade-tui username 'session-{owner}' > '{dir}/secret.out' 2>&1; echo $? > '{dir}/secret.code'\n",
             dir = out.path().display()

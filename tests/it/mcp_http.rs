@@ -791,64 +791,52 @@ async fn the_stateless_2026_revision_is_served_over_http() {
     assert_eq!(v["result"]["isError"], false, "{v}");
     assert!(v["result"]["structuredContent"].is_object(), "{v}");
 
-    // The revision's rules and codes: headers that contradict the body (-32020), a request
-    // without the required `_meta` (-32602), a version not served (-32022 names the ones that
-    // are), and no batches.
-    let a = raw
-        .send(
+    // The revision's rules and codes, each refused with 400: headers that contradict the body,
+    // a request without the required `_meta`, a version not served (its code names the ones
+    // that are), and no batches.
+    let versioned = |version: &str| raw.post().header("mcp-protocol-version", version);
+    let list = |id: i64| request(id, "tools/list", json!({})).to_string();
+    let refused = [
+        (
+            "headers that contradict the body",
             modern(&raw, 4, "tools/call", call.clone())
                 .header("mcp-name", "get_wallet")
                 .header("mcp-method", "tools/list"),
-        )
-        .await;
-    assert_eq!(
-        (a.status, a.json()["error"]["code"].clone()),
-        (400, json!(-32020)),
-        "{}",
-        a.text
-    );
-    let a = raw
-        .send(
-            raw.post()
-                .header("mcp-protocol-version", "2026-07-28")
+            -32020,
+        ),
+        (
+            "no _meta",
+            versioned("2026-07-28")
                 .header("mcp-method", "tools/list")
-                .body(request(5, "tools/list", json!({})).to_string()),
-        )
-        .await;
-    assert_eq!(
-        (a.status, a.json()["error"]["code"].clone()),
-        (400, json!(-32602)),
-        "{}",
-        a.text
-    );
-    let a = raw
-        .send(
-            raw.post()
-                .header("mcp-protocol-version", "2099-01-01")
+                .body(list(5)),
+            -32602,
+        ),
+        (
+            "a version not served",
+            versioned("2099-01-01")
                 .header("mcp-method", "tools/list")
-                .body(request(6, "tools/list", json!({})).to_string()),
-        )
-        .await;
-    let v = a.json();
-    assert_eq!(
-        (a.status, v["error"]["code"].clone()),
-        (400, json!(-32022)),
-        "{v}"
-    );
-    assert_eq!(v["error"]["data"]["supported"][4], "2026-07-28", "{v}");
-    let a = raw
-        .send(
-            raw.post()
-                .header("mcp-protocol-version", "2026-07-28")
-                .body(json!([request(7, "tools/list", json!({}))]).to_string()),
-        )
-        .await;
-    assert_eq!(
-        (a.status, a.json()["error"]["code"].clone()),
-        (400, json!(-32600)),
-        "{}",
-        a.text
-    );
+                .body(list(6)),
+            -32022,
+        ),
+        (
+            "a batch",
+            versioned("2026-07-28").body(json!([request(7, "tools/list", json!({}))]).to_string()),
+            -32600,
+        ),
+    ];
+    for (what, sent, code) in refused {
+        let a = raw.send(sent).await;
+        let v = a.json();
+        assert_eq!(
+            (a.status, v["error"]["code"].clone()),
+            (400, json!(code)),
+            "{what}: {}",
+            a.text
+        );
+        if code == -32022 {
+            assert_eq!(v["error"]["data"]["supported"][4], "2026-07-28", "{v}");
+        }
+    }
     server.stop().await;
 }
 

@@ -1,39 +1,20 @@
 //! What a trader learns of an intent's fate: a failure names what likely refused it (inferred),
 //! and `lookup` of one's own intent reads this machine's audit log.
 
-use papertrade_tui::sim::SimConfig;
 use serde_json::json;
 
 use crate::simkit::Sim;
+use crate::support::open_args;
 use crate::trading::{User, ready_user};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_open_says_what_likely_refused_it_and_lookup_finds_it_in_the_audit_log() {
     // The relayer holds each intent 3 s: time to pause the market under a queued open.
-    let sim = Sim::start(SimConfig {
-        seed: 21,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 3_000,
-        ..SimConfig::default()
-    })
-    .await;
+    let sim = Sim::live(21, 3_000).await;
     let user = ready_user(&sim, 1000).await;
     sim.pin("ETH", "2500").await;
     let mut stream = sim.stream(user.owner()).await;
-    let mut open = user.command(&[
-        "open",
-        "--market",
-        "ETH",
-        "--side",
-        "long",
-        "--margin",
-        "100",
-        "--leverage",
-        "10",
-        "--yes",
-        "--json",
-    ]);
+    let mut open = user.command(&open_args("ETH", "long", "100", "10", &["--json"]));
     let cli = tokio::task::spawn_blocking(move || open.output().unwrap());
     stream
         .until("the open queued", |s| !s.operations.is_empty())
@@ -90,21 +71,13 @@ async fn a_command_that_stops_waiting_records_so_and_a_later_one_records_the_fat
     sim.pin("BTC", "82800.3").await;
     // Exits right after sending: the fate is not known yet.
     let out = user
-        .run(&[
-            "open",
-            "--market",
+        .run(&open_args(
             "BTC",
-            "--side",
             "long",
-            "--margin",
             "100",
-            "--leverage",
             "10",
-            "--yes",
-            "--json",
-            "--wait",
-            "0",
-        ])
+            &["--json", "--wait", "0"],
+        ))
         .await;
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["outcome"], "pending", "{v}");
@@ -152,30 +125,10 @@ async fn a_command_that_stops_waiting_records_so_and_a_later_one_records_the_fat
 /// liquidated while its close waited in the queue, so the close's own check names it gone.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_failed_close_says_what_likely_refused_it() {
-    let sim = Sim::start(SimConfig {
-        seed: 22,
-        crowd: 0,
-        heartbeat_ms: 300,
-        relayer_delay_ms: 3_000,
-        ..SimConfig::default()
-    })
-    .await;
+    let sim = Sim::live(22, 3_000).await;
     let user = ready_user(&sim, 1000).await;
     sim.pin("ETH", "2500").await;
-    let opened = user
-        .json(&[
-            "open",
-            "--market",
-            "ETH",
-            "--side",
-            "long",
-            "--margin",
-            "100",
-            "--leverage",
-            "10",
-            "--yes",
-        ])
-        .await;
+    let opened = user.json(&open_args("ETH", "long", "100", "10", &[])).await;
     assert_eq!(opened["outcome"], "succeeded", "{opened}");
     let position = opened["position"]["positionId"]
         .as_str()

@@ -7,12 +7,11 @@ use alloy_sol_types::SolStruct;
 use papertrade_tui::client::{ExchangeHttp, HttpConfig};
 use papertrade_tui::protocol::eip712::{Domain, Intent, WithdrawToCore};
 use papertrade_tui::protocol::hyperliquid::{CANDLE_INTERVALS, Candle, L2Book};
-use papertrade_tui::protocol::math::{bust_price, value_close};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::sim::SimConfig;
 use serde_json::{Value, json};
 
-use crate::simkit::{Sim, Trader, b256};
+use crate::simkit::{SEED_CLOSE_NET_PNL, SEED_CLOSE_WIN_FEE, Sim, Trader, b256};
 
 const WAD: u128 = 1_000_000_000_000_000_000;
 
@@ -90,24 +89,13 @@ async fn full_life_register_open_close() {
     sim.advance(1_000).await;
     let (outcome, closed) = stream.outcome(close_id).await;
     assert_eq!(outcome, "succeeded");
-    let btc = state.market("BTC").unwrap();
-    let expected = value_close(
-        btc,
-        state.win_fee_rate(),
-        828_003,
-        100 * WAD,
-        500,
-        true,
-        828_831,
-    );
-    assert_eq!(closed[0].net_pnl, expected.net_pnl);
-    assert_eq!(closed[0].net_pnl / 10i128.pow(16), 3624); // $36.24…
+    assert_eq!(closed[0].net_pnl, SEED_CLOSE_NET_PNL);
     assert!(!closed[0].liquidated);
     let s = stream.fold.state().unwrap();
     assert!(s.open_positions.is_empty());
-    assert_eq!(s.balance as i128, (1000 * WAD) as i128 + expected.net_pnl);
-    assert_eq!(s.lifetime.realized_pnl, expected.net_pnl);
-    assert_eq!(s.lifetime.fees_paid, expected.win_fee);
+    assert_eq!(s.balance as i128, (1000 * WAD) as i128 + SEED_CLOSE_NET_PNL);
+    assert_eq!(s.lifetime.realized_pnl, SEED_CLOSE_NET_PNL);
+    assert_eq!(s.lifetime.fees_paid, SEED_CLOSE_WIN_FEE);
 
     // The fold equals a fresh snapshot.
     assert_eq!(sim.snapshot(t.address()).await, *s);
@@ -187,11 +175,9 @@ async fn liquidation_on_a_forced_move() {
     sim.advance(1_000).await;
     assert_eq!(stream.outcome(id).await.0, "succeeded");
     let p = stream.fold.state().unwrap().open_positions[0].clone();
-    let buffer = TradingState::decode(include_str!("../../assets/trading_mainnet.json"))
-        .unwrap()
-        .instruments[1]
-        .bust_buffer;
-    assert_eq!(p.bust_price, bust_price(250_000, 1000, true, buffer));
+    // §5.2 by hand, ETH's bust buffer 481304050180130: step floor(250000/1000) = 250, zero
+    // 249750, bust = 249750 + floor(249750·481304050180130/1e18) = 249750 + 120 = 249870.
+    assert_eq!(p.bust_price, 249_870);
     // One raw unit above bust: alive. At bust: liquidated, whole margin lost.
     let above = p.bust_price + 1;
     sim.pin("ETH", &format!("{}.{:02}", above / 100, above % 100))
@@ -473,15 +459,23 @@ async fn faults_drop_stall_and_refuse() {
         HttpConfig::default(),
     );
     client.trading_state().await.unwrap();
-    sim.control(
-        "/sim/faults",
-        json!({"readStatus": 429, "retryAfterS": 0, "readFailures": 1}),
-    )
-    .await;
+    // Each arming answers how often the faults it replaces fired.
+    let fired = sim
+        .control(
+            "/sim/faults",
+            json!({"readStatus": 429, "retryAfterS": 0, "readFailures": 1}),
+        )
+        .await;
+    assert_eq!(fired["fired"]["readFailures"], 2, "{fired}");
     client.trading_state().await.unwrap();
-    sim.control("/sim/faults", json!({"readStatus": 502})).await;
+    let fired = sim.control("/sim/faults", json!({"readStatus": 502})).await;
+    assert_eq!(fired["fired"]["readFailures"], 1, "{fired}");
     assert!(client.trading_state().await.is_err());
-    sim.control("/sim/faults", json!({})).await;
+    let fired = sim.control("/sim/faults", json!({})).await;
+    assert!(
+        fired["fired"]["readFailures"].as_u64() >= Some(1),
+        "{fired}"
+    );
     client.trading_state().await.unwrap();
 
     // A dropped answer: the intent is queued all the same, exactly once.
@@ -503,7 +497,12 @@ async fn faults_drop_stall_and_refuse() {
 
     // Delays apply to answers. Real time is the point here: the fault delays the answer on the
     // wall clock, whatever the exchange's clock says.
-    sim.control("/sim/faults", json!({"delayMs": 300})).await;
+    let fired = sim.control("/sim/faults", json!({"delayMs": 300})).await;
+    assert_eq!(
+        fired["fired"],
+        json!({"readFailures": 0, "droppedAnswers": 1}),
+        "the one answer was dropped"
+    );
     let start = std::time::Instant::now();
     sim.get("/query/health").await;
     assert!(start.elapsed().as_millis() >= 300);
@@ -734,7 +733,8 @@ async fn losses_mint_paper_and_short_lp_pays_through_the_queue() {
     // The short loses: its loss (less the 2% fee) refills the LP, which pays the queue first.
     let summary: papertrade_tui::protocol::stats::Summary =
         serde_json::from_value(sim.get("/query/protocol/summary").await.1).unwrap();
-    let rate = summary.mint_rate();
+    // The LP started at $1, under the $2M cliff: the flat rate, 100 PAPER per $ (§5.5).
+    assert_eq!(summary.mint_rate(), 100 * WAD);
     let lp_ = l.fold.state().unwrap().open_positions[0].id;
     let (body, lcid) = loser.close(sim.now_s(), vec![lp_]);
     let (status, answer) = sim.post("/intents", &body).await;
@@ -742,11 +742,9 @@ async fn losses_mint_paper_and_short_lp_pays_through_the_queue() {
     sim.advance(1_000).await;
     let (_, lclosed) = l.outcome(lcid).await;
     let loss = lclosed[0].net_pnl.unsigned_abs();
-    // Basis = full loss while the payout queue is active (§5.5).
-    assert_eq!(
-        lclosed[0].paper_minted,
-        papertrade_tui::protocol::math::mint_amount(loss, rate)
-    );
+    // Basis = full loss while the payout queue is active (§5.5), at the flat rate:
+    // floor(loss·100e18/1e18).
+    assert_eq!(lclosed[0].paper_minted, loss * 100);
     let queued_before = s.queued;
     w.until("queue paid down", |st| st.queued < queued_before)
         .await;

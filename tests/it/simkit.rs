@@ -16,6 +16,20 @@ use papertrade_tui::sim::{SimConfig, SimServer};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+/// The seed's close example, recorded: BTC long, $100 margin at 500x, entry 82800.3, closed
+/// at a mid of 82883.1 (BTC's mainnet parameters, assets/trading_mainnet.json). §5.3 by hand:
+/// band floor(828003/50000) = 16, exit 828831 − 16 = 828815;
+/// raw = floor(100e18·500·812/828003) = 49033638767009298275;
+/// move = floor(812e18/828003) = 980672775340185; rateTerm = floor(move·15000) =
+/// 14710091630102775000; sizeTerm = floor(1e6·move·814.598) = 798854081446564020630000;
+/// t1 = floor(1e36/rateTerm) = 67980541871921249; t2 = floor(1e23·1e18/sizeTerm) =
+/// 125179306612441810; keep = floor(0.9e18·1e18/(1e18 + t1 + t2)) = 754299602977123595;
+/// adjusted = floor(raw·keep/1e18) = 36986054254478809807; the 2% win fee
+/// 739721085089576196; net 36246333169389233611 — the seed's 36.99 / 0.74 / 36.25
+/// (../shared/protocol.md §5.3, "Other anchors").
+pub const SEED_CLOSE_NET_PNL: i128 = 36_246_333_169_389_233_611;
+pub const SEED_CLOSE_WIN_FEE: u128 = 739_721_085_089_576_196;
+
 pub struct Sim {
     pub server: SimServer,
     pub http: reqwest::Client,
@@ -33,6 +47,11 @@ impl Sim {
             ..SimConfig::default()
         })
         .await
+    }
+
+    /// A real-clock exchange as a user's commands meet it (`live_config`).
+    pub async fn live(seed: u64, relayer_delay_ms: u64) -> Self {
+        Self::start(live_config(seed, relayer_delay_ms)).await
     }
 
     pub async fn start(cfg: SimConfig) -> Self {
@@ -142,6 +161,18 @@ impl Sim {
         let first = stream.next_wallet().await.expect("snapshot");
         assert_eq!(first, Folded::Snapshot);
         stream
+    }
+}
+
+/// A real-clock exchange with no crowd and 300 ms heartbeats whose relayer settles what it
+/// accepts after `relayer_delay_ms`: what the trading tests run the real binary against.
+pub fn live_config(seed: u64, relayer_delay_ms: u64) -> SimConfig {
+    SimConfig {
+        seed,
+        crowd: 0,
+        heartbeat_ms: 300,
+        relayer_delay_ms,
+        ..SimConfig::default()
     }
 }
 

@@ -137,6 +137,30 @@ pub fn command(args: &[&str]) -> (Command, tempfile::TempDir) {
     (command, home)
 }
 
+/// The arguments of an `open` that asks nothing (`--yes`), then `more` (`--json`, `--wait 0`…).
+pub fn open_args<'a>(
+    market: &'a str,
+    side: &'a str,
+    margin: &'a str,
+    leverage: &'a str,
+    more: &[&'a str],
+) -> Vec<&'a str> {
+    let mut args = vec![
+        "open",
+        "--market",
+        market,
+        "--side",
+        side,
+        "--margin",
+        margin,
+        "--leverage",
+        leverage,
+        "--yes",
+    ];
+    args.extend_from_slice(more);
+    args
+}
+
 pub fn stdout_json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(

@@ -16,7 +16,7 @@ use crate::sim::engine::Notice;
 use crate::sim::intake::Refusal;
 
 use super::body::{Field, object};
-use super::faults::FaultSpec;
+use super::faults::{FaultSpec, Fired};
 use super::{S, answer};
 
 /// A control body: a JSON object, read into `T`.
@@ -238,16 +238,18 @@ pub(super) async fn notice(State(s): S, body: Bytes) -> Response {
     answer(noticed)
 }
 
+/// The answer to `POST /sim/faults`: how often the faults it replaced fired.
 #[derive(Serialize)]
-struct Done {
+struct Armed {
     ok: bool,
+    fired: Fired,
 }
 
 pub(super) async fn faults(State(s): S, body: Bytes) -> Response {
     let armed = serde_json::from_slice::<FaultSpec>(&body)
         .map_err(|e| invalid_control(format!("faults: {e}")))
         .and_then(|spec| s.arm_faults(spec))
-        .map(|()| Done { ok: true });
+        .map(|fired| Armed { ok: true, fired });
     answer(armed)
 }
 

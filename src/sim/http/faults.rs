@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::protocol::relayer::ErrorBody;
@@ -40,9 +40,21 @@ pub struct FaultSpec {
 const MAX_RETRY_AFTER_S: u64 = 86_400;
 const MAX_FAULT_DELAY_MS: u64 = 60_000;
 
+/// How often the armed faults fired: answered by `POST /sim/faults` for the faults it replaces,
+/// so a test that injects one can check it fired (a fault that never fires proves nothing).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Fired {
+    /// Reads answered with `readStatus` instead.
+    pub read_failures: u32,
+    /// Intent (or spotSend) answers dropped.
+    pub dropped_answers: u32,
+}
+
 /// The faults armed now.
 #[derive(Debug, Default)]
 pub(crate) struct Faults {
+    fired: Fired,
     read_status: Option<u16>,
     read_failures: Option<u32>,
     retry_after_s: Option<u64>,
@@ -83,6 +95,7 @@ impl Faults {
             Some(_) => return Err(invalid_control("sse must be drop or stall")),
         };
         let faults = Faults {
+            fired: Fired::default(),
             read_status: spec.read_status,
             read_failures: spec.read_failures,
             retry_after_s: spec.retry_after_s,
@@ -104,6 +117,7 @@ impl Faults {
             Some(n) => self.read_failures = Some(n - 1),
             None => {}
         }
+        self.fired.read_failures += 1;
         let code = if status == 429 {
             "rate_limited"
         } else {
@@ -120,6 +134,11 @@ impl Faults {
         Some(response)
     }
 
+    /// How often these faults fired since they were armed.
+    pub(super) fn fired(&self) -> Fired {
+        self.fired
+    }
+
     /// How long to wait before any exchange answer.
     pub(super) fn delay(&self) -> Duration {
         Duration::from_millis(self.delay_ms)
@@ -129,6 +148,7 @@ impl Faults {
     pub(super) fn drop_intent_answer(&mut self) -> bool {
         let drop = self.drop_intent_answers > 0;
         self.drop_intent_answers = self.drop_intent_answers.saturating_sub(1);
+        self.fired.dropped_answers += u32::from(drop);
         drop
     }
 
@@ -148,5 +168,37 @@ impl Faults {
                 })
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn armed(spec: serde_json::Value) -> Faults {
+        Faults::from_spec(serde_json::from_value(spec).unwrap())
+            .map(|(f, _)| f)
+            .unwrap_or_else(|_| panic!("refused"))
+    }
+
+    #[test]
+    fn each_fault_that_fires_is_counted_and_only_then() {
+        let mut f = armed(serde_json::json!({"readStatus": 503, "readFailures": 2}));
+        let answered: Vec<bool> = (0..4).map(|_| f.read_fault().is_some()).collect();
+        assert_eq!(answered, [true, true, false, false]);
+        assert_eq!(f.fired().read_failures, 2);
+
+        let mut f = armed(serde_json::json!({"dropIntentAnswers": 1}));
+        assert!(f.drop_intent_answer());
+        assert!(!f.drop_intent_answer());
+        assert_eq!(
+            f.fired(),
+            Fired {
+                read_failures: 0,
+                dropped_answers: 1
+            }
+        );
+        // Armed again: counted afresh.
+        assert_eq!(armed(serde_json::json!({})).fired(), Fired::default());
     }
 }

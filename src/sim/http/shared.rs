@@ -14,7 +14,7 @@ use crate::sim::exchange::Exchange;
 use axum::response::Response;
 use serde_json::Value;
 
-use super::faults::{FaultSpec, Faults, StreamFault};
+use super::faults::{FaultSpec, Faults, Fired, StreamFault};
 use crate::sim::intake::Refusal;
 
 /// State shared by every request.
@@ -98,16 +98,15 @@ impl Shared {
         self.faults.lock().expect("faults lock")
     }
 
-    /// Check `spec` and arm it in place of the faults armed before.
-    pub(super) fn arm_faults(&self, spec: FaultSpec) -> Result<(), Refusal> {
+    /// Check `spec` and arm it in place of the faults armed before; how often those fired.
+    pub(super) fn arm_faults(&self, spec: FaultSpec) -> Result<Fired, Refusal> {
         let (faults, stream) = Faults::from_spec(spec)?;
         match stream {
             Some(StreamFault::Drop) => self.drop_streams.send_modify(|g| *g += 1),
             Some(StreamFault::Stall) => self.stall_streams.send_modify(|g| *g += 1),
             None => {}
         }
-        *self.faults() = faults;
-        Ok(())
+        Ok(std::mem::replace(&mut *self.faults(), faults).fired())
     }
 
     /// A read fault to answer with instead, if one is armed.
