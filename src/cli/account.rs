@@ -7,6 +7,8 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
+use clap::Args;
+
 use crate::analytics::positions::CloseValue;
 use crate::app::alerts::{Alert, Alerts, Delivery, readings};
 use crate::client::market::spawn_market_poller;
@@ -18,11 +20,18 @@ use crate::quote::{percent_json, percent_text};
 
 use crate::report::account::{self as report, side, symbol};
 
+use super::Context;
 use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
 use super::reprint::Reprint;
 use super::session::{LiveAccount, owner};
-use super::{Context, PositionsArgs};
+
+#[derive(Debug, Args)]
+pub(crate) struct PositionsArgs {
+    /// Keep streaming changes until Ctrl-C.
+    #[arg(long)]
+    pub follow: bool,
+}
 use crate::client::market_data::MarketData;
 
 pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> {

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, B256};
 
+use clap::Args;
+
 use crate::client::intents::{record_fate, record_stopped_waiting};
 use crate::client::ledger::AuditLog;
 
@@ -26,7 +28,26 @@ pub use crate::client::live_account::LiveAccount;
 
 use super::output::CliError;
 use super::output::say;
-use super::{Context, OwnerSigning, args};
+use super::{Context, args};
+
+/// How the owner's wallet signs (register, withdraw).
+#[derive(Debug, Args)]
+pub(crate) struct OwnerSigning {
+    /// The owner's keystore file (Foundry/geth format); passphrase prompted or from
+    /// PAPERTRADE_TUI_OWNER_PASSPHRASE.
+    #[arg(
+        long = "owner-keystore",
+        value_name = "PATH",
+        conflicts_with = "external"
+    )]
+    pub owner_keystore: Option<std::path::PathBuf>,
+    /// Sign in your own wallet: print the eth_signTypedData_v4 JSON, read the signature from stdin.
+    #[arg(long)]
+    pub external: bool,
+    /// Also write the typed data to this file (with --external).
+    #[arg(long = "typed-data-out", value_name = "FILE")]
+    pub typed_data_out: Option<std::path::PathBuf>,
+}
 
 use crate::keys::RENEW_WITHIN_SECS;
 
