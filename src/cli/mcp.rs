@@ -27,8 +27,8 @@ pub(crate) struct McpArgs {
     pub rate_per_minute: u32,
 }
 
-/// `mcp`: the assistants' server on stdio until the client hangs up, or over HTTP until Ctrl-C
-/// or SIGTERM. Read-only by construction (no tool reaches a signer), so signing is locked for
+/// `mcp`: the assistants' server on stdio until the client hangs up, or over either until
+/// Ctrl-C or SIGTERM. Read-only by construction (no tool reaches a signer), so signing is locked for
 /// the whole process too.
 pub(crate) async fn run(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
     crate::protocol::eip712::lock_read_only();
@@ -43,9 +43,13 @@ pub(crate) async fn run(ctx: &Context, a: McpArgs) -> Result<(), CliError> {
         deadlines: ctx.deadlines,
     };
     let Some(http) = a.http else {
-        return crate::mcp::serve_stdio(reads, &only)
-            .await
-            .map_err(CliError::Local);
+        // Installed before the first message is read: Ctrl-C or SIGTERM ends the session
+        // cleanly (exit 0) as the client hanging up does.
+        let stop = stop_signal();
+        return tokio::select! {
+            served = crate::mcp::serve_stdio(reads, &only) => served.map_err(CliError::Local),
+            () = stop => Ok(()),
+        };
     };
     let addr: std::net::SocketAddr = http.trim().parse().map_err(|_| {
         CliError::input(

@@ -256,7 +256,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         return runtime.block_on(interactive::run(&ctx, &cli.prefill));
     };
     tracing::info!(?command, api = ctx.http.api_url(), "command");
-    runtime.block_on(async {
+    // tokio reads stdin on a blocking thread that cannot be cancelled: once the stdio server
+    // has stopped (a signal), the process ends without waiting for a line that may never come.
+    let reads_stdin = matches!(&command, Command::Mcp(a) if a.http.is_none());
+    let result = runtime.block_on(async {
         match command {
             Command::Markets => markets::run(&ctx).await,
             Command::Quote(a) => quote::quote(&ctx, a).await,
@@ -294,7 +297,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Completions(a) => shell::completions(a),
             Command::Man(a) => shell::man(a),
         }
-    })
+    });
+    if reads_stdin {
+        runtime.shutdown_background();
+    }
+    result
 }
 
 /// The `--watch` wallet, checked against the command, and signing locked process-wide when it
