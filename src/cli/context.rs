@@ -101,13 +101,16 @@ impl Context {
             .unwrap_or_else(|| config::DEFAULT_RPC_URL.to_string());
         config::check_url(&rpc).map_err(|m| CliError::input("rpc-url", m))?;
         let data_dir = match (global.data_dir, file.data_dir) {
-            (Some(given), _) => config::resolve_data_dir(&given, false),
-            (None, Some(given)) => config::resolve_data_dir(&given, true),
-            (None, None) => Ok(config::default_data_dir()),
-        }
-        .map_err(CliError::Config)?;
+            (Some(given), _) => {
+                config::resolve_data_dir(&given, false).map_err(CliError::Environment)?
+            }
+            (None, Some(given)) => {
+                config::resolve_data_dir(&given, true).map_err(CliError::Config)?
+            }
+            (None, None) => config::default_data_dir(),
+        };
         crate::private_files::ensure_data_dir(&data_dir)
-            .map_err(|e| CliError::Config(e.to_string()))?;
+            .map_err(|e| CliError::Environment(e.to_string()))?;
         let log_guard = crate::logging::init(&data_dir);
         // Checked whether or not the command stores a key: a typo is never silently ignored.
         if let Some(b) = &global.key_backend {

@@ -140,7 +140,7 @@ fn stored_session_key(
 pub(crate) async fn launch(setup: Setup) -> Result<(), CliError> {
     crate::tui::run(setup)
         .await
-        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+        .map_err(|e| CliError::Local(format!("terminal: {e}")))
 }
 
 /// What the UI starts from: the app (keymap, key status, prefilled ticket) and its settings.

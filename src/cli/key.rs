@@ -192,8 +192,8 @@ fn owner_new(ctx: &Context, path: &Path) -> Result<(), CliError> {
             ));
         }
     }
-    let cost = ScryptCost::from_env().map_err(CliError::Config)?;
-    let owner_error = |e: KeyError| CliError::Config(format!("owner keystore: {e}"));
+    let cost = ScryptCost::from_env().map_err(CliError::Environment)?;
+    let owner_error = |e: KeyError| CliError::Key(format!("owner keystore: {e}"));
     let pass = new_passphrase(
         OWNER_PASSPHRASE_ENV,
         "New passphrase for the owner keystore: ",
@@ -269,7 +269,7 @@ async fn register(
 ) -> Result<(), CliError> {
     let keys = session_keys(ctx)?;
     let meta = keys.meta(owner).map_err(key_error)?.ok_or_else(|| {
-        CliError::Config(format!(
+        CliError::Key(format!(
             "no session key for {owner:#x}: run `papertrade-tui key new` first"
         ))
     })?;

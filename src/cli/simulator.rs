@@ -124,7 +124,7 @@ struct DemoFiles {
 
 impl DemoFiles {
     fn create(data_dir: &Path) -> Result<Self, CliError> {
-        let error = |e: std::io::Error| CliError::Config(format!("demo data dir: {e}"));
+        let error = |e: std::io::Error| CliError::Local(format!("demo data dir: {e}"));
         let root = data_dir.join("demo");
         crate::private_files::ensure_private_dir(&root).map_err(error)?;
         remove_abandoned_runs(&root);
@@ -224,7 +224,7 @@ fn demo_environment(
 fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
     let owner_dir = dir.join("owner");
     crate::private_files::ensure_private_dir(&owner_dir)
-        .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+        .map_err(|e| CliError::Local(format!("demo data dir: {e}")))?;
     let wallet = WalletSigner::random();
     alloy_signer_local::PrivateKeySigner::encrypt_keystore(
         &owner_dir,
@@ -233,7 +233,7 @@ fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
         DEMO_PASSPHRASE,
         Some("owner.json"),
     )
-    .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+    .map_err(|e| CliError::Local(format!("demo owner keystore: {e}")))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -241,12 +241,12 @@ fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
             owner_dir.join("owner.json"),
             std::fs::Permissions::from_mode(0o600),
         )
-        .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+        .map_err(|e| CliError::Local(format!("demo owner keystore: {e}")))?;
     }
     // The cheapest scrypt cost: the practice key guards play money behind the published
     // passphrase "demo", so the standard cost would only slow the demo's start.
     let cheap =
-        crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Config)?;
+        crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Local)?;
     let keys =
         crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore)).with_scrypt(cheap);
     let now = crate::clock::now_unix_s();
@@ -254,7 +254,7 @@ fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
         .generate(wallet.address(), now + 30 * 86_400, now, || {
             Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))
         })
-        .map_err(|e| CliError::Config(format!("demo session key: {e}")))?;
+        .map_err(|e| CliError::Local(format!("demo session key: {e}")))?;
     Ok(Practice {
         wallet,
         session_key: meta.key,
@@ -423,7 +423,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             .load(owner, || {
                 Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))
             })
-            .map_err(|e| CliError::Config(format!("demo session key: {e}")))?;
+            .map_err(|e| CliError::Local(format!("demo session key: {e}")))?;
         let demo_ctx = super::Context {
             json: false,
             http: crate::client::ExchangeHttp::new(
