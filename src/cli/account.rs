@@ -7,6 +7,8 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
+use clap::Args;
+
 use crate::analytics::positions::CloseValue;
 use crate::app::alerts::{Alert, Alerts, Delivery, readings};
 use crate::client::market::spawn_market_poller;
@@ -18,12 +20,19 @@ use crate::quote::{percent_json, percent_text};
 
 use crate::report::account::{self as report, side, symbol};
 
+use super::Context;
 use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, print_json_line, usd, usd_signed};
 use super::reprint::Reprint;
 use super::session::{LiveAccount, owner};
-use super::{Context, PositionsArgs};
 use crate::client::market_data::MarketData;
+
+#[derive(Debug, Args)]
+pub(crate) struct PositionsArgs {
+    /// Keep streaming changes until Ctrl-C.
+    #[arg(long)]
+    pub follow: bool,
+}
 
 pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> {
     // Watch mode reads a public address and never reaches the key code at all.
@@ -31,6 +40,8 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         Some(w) => (w, "watch"),
         None => (owner(ctx)?, "owner"),
     };
+    // Installed before the first line is printed: a stop sent after it ends the follow cleanly.
+    let stop = a.follow.then(super::stop_signal);
     let mut live = LiveAccount::open(&ctx.http, wallet, Some(&ctx.data_dir)).await?;
     let mut data = MarketData::live(&ctx.http, None).await?;
     let mut ranks = report::queue_ranks(&ctx.http, wallet).await;
@@ -41,9 +52,10 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
         (true, true) => print_json_line(&tagged("account", account)),
         (false, _) => print_account(&live.state, &data, &ranks, mode),
     }
-    if !a.follow {
+    let Some(stop) = stop else {
         return Ok(());
-    }
+    };
+    tokio::pin!(stop);
     if !ctx.json {
         say!("\nfollowing {wallet:#x}; Ctrl-C stops");
     }
@@ -91,7 +103,7 @@ pub async fn positions(ctx: &Context, a: PositionsArgs) -> Result<(), CliError> 
             }
             Some(m) = market_rx.recv() => data.apply(m),
             () = sleep_until_due(due) => {}
-            _ = tokio::signal::ctrl_c() => return Ok(()),
+            () = &mut stop => return Ok(()),
         }
         if let Some(a) = &mut alerts {
             for alert in a.observe(&measure(&live.state, &data), SystemTime::now()) {

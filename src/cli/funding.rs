@@ -8,6 +8,8 @@ use std::time::Duration;
 use alloy_primitives::Address;
 use serde_json::json;
 
+use clap::Args;
+
 use crate::client::funding::{
     DepositAudit, DepositCheckError, SpotSendResult, follow_deposit, send_deposit,
 };
@@ -17,10 +19,27 @@ use crate::protocol::funding::{
 use crate::protocol::hypercore_send::SpotSend;
 use crate::protocol::units::{USDC_TO_WAD, signed};
 
+use super::Context;
+use super::args::WaitArgs;
 use super::output::say;
 use super::output::{CliError, Unsettled, print_json, usd};
+use super::session::OwnerSigning;
 use super::session::{LiveAccount, confirm, owner, owner_sign_spot_send};
-use super::{Context, DepositArgs};
+
+#[derive(Debug, Args)]
+pub(crate) struct DepositArgs {
+    /// USDC to deposit (at least 10, at most 6 decimals); a 1 USDC activation fee comes on top
+    /// the first time.
+    #[arg(long)]
+    pub amount: String,
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
 
 /// How often a wait for the sweeper says it is still waiting.
 const PROGRESS_EVERY: Duration = Duration::from_secs(10);

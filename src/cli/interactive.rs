@@ -3,6 +3,8 @@
 
 use std::io::IsTerminal;
 
+use clap::Args;
+
 use crate::app::key_setup::KeySetup;
 use crate::app::{App, KeyStatus, Mode};
 use crate::keys::{Backend, KeyError, KeyMeta, Passphrase};
@@ -12,7 +14,76 @@ use crate::ui::theme::Theme;
 
 use super::output::CliError;
 use super::session::{key_error, owner, passphrase, session_keys};
-use super::{Context, PrefillArgs, args};
+use super::{Context, args};
+
+/// Prefill the UI's ticket, like the browser terminal's deep links: invalid values are
+/// dropped one by one with a note; nothing is signed until confirmed.
+#[derive(Debug, Args, Default)]
+pub struct PrefillArgs {
+    #[arg(long = "market", value_name = "SYMBOL")]
+    pub market: Option<String>,
+    #[arg(long = "side", value_name = "long|short")]
+    pub side: Option<String>,
+    #[arg(long = "margin", value_name = "USD")]
+    pub margin: Option<String>,
+    #[arg(long = "leverage", value_name = "N")]
+    pub leverage: Option<String>,
+    /// A browser terminal link (`…/?market=BTC&side=long&margin=50&leverage=10`, as
+    /// `build_trade_plan` returns): its values prefill the ticket under a review banner.
+    #[arg(long = "link", value_name = "URL", conflicts_with_all = ["market", "side", "margin", "leverage"])]
+    pub link: Option<String>,
+}
+
+impl PrefillArgs {
+    pub(crate) fn is_given(&self) -> bool {
+        self.link.is_some()
+            || self.market.is_some()
+            || self.side.is_some()
+            || self.margin.is_some()
+            || self.leverage.is_some()
+    }
+
+    /// The ticket these flags or this link fill, the notes of what a link dropped, and where
+    /// it came from; `None` when nothing is prefilled. An unreadable link is bad input.
+    pub fn ticket(
+        &self,
+    ) -> Result<
+        Option<(
+            crate::report::deep_link::LinkTicket,
+            Vec<String>,
+            crate::app::Prefilled,
+        )>,
+        CliError,
+    > {
+        if let Some(link) = &self.link {
+            let (ticket, notes) = crate::report::deep_link::parse(link)?;
+            return Ok(Some((ticket, notes, crate::app::Prefilled::Link)));
+        }
+        let ticket = crate::report::deep_link::LinkTicket {
+            market: self.market.clone(),
+            side: self.side.clone(),
+            margin: self.margin.clone(),
+            leverage: self.leverage.clone(),
+        };
+        Ok((!ticket.is_empty()).then_some((ticket, Vec::new(), crate::app::Prefilled::Flags)))
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OpenLinkArgs {
+    /// The browser terminal link, such as https://papertrade-terminal.pages.dev/?market=BTC&side=long&margin=50&leverage=10
+    #[arg(value_name = "URL")]
+    pub url: String,
+}
+
+/// `open-link URL`: the terminal UI with the link's ticket prefilled, as `--link URL`.
+pub(crate) async fn open_link(ctx: &Context, a: OpenLinkArgs) -> Result<(), CliError> {
+    let prefill = PrefillArgs {
+        link: Some(a.url),
+        ..PrefillArgs::default()
+    };
+    run(ctx, &prefill).await
+}
 
 pub async fn run(ctx: &Context, prefill: &PrefillArgs) -> Result<(), CliError> {
     // A link that cannot be read is bad input: said before any passphrase is asked.
@@ -69,7 +140,7 @@ fn stored_session_key(
 pub(crate) async fn launch(setup: Setup) -> Result<(), CliError> {
     crate::tui::run(setup)
         .await
-        .map_err(|e| CliError::Config(format!("terminal: {e}")))
+        .map_err(|e| CliError::Local(format!("terminal: {e}")))
 }
 
 /// What the UI starts from: the app (keymap, key status, prefilled ticket) and its settings.

@@ -5,6 +5,8 @@ use std::path::Path;
 use alloy_primitives::Address;
 use serde_json::json;
 
+use clap::{Args, Subcommand};
+
 use crate::client::intents::Submission;
 use crate::client::ledger::AuditLog;
 use crate::client::session_key::{RegistrationError, registration, send_registration};
@@ -14,13 +16,56 @@ use crate::keys::{
     create_owner_keystore,
 };
 
+use super::Context;
+use super::args::WaitArgs;
 use super::output::say;
 use super::output::{CliError, expect_outcomes, print_json};
 use super::session::{
-    LiveAccount, confirm, effective_expiry, key_error, new_passphrase, owner, owner_sign,
-    renewal_warning, session_keys,
+    LiveAccount, OwnerSigning, confirm, effective_expiry, key_error, new_passphrase, owner,
+    owner_sign, renewal_warning, session_keys,
 };
-use super::{Context, KeyCommand};
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeyCommand {
+    /// Generate a fresh session key for the owner and store it (keyring, else keystore file).
+    New(NewKeyArgs),
+    /// Register the session key: the owner's wallet signs RegisterSessionKey.
+    Register(RegisterArgs),
+    /// Show the session key: address, backend, local and registered expiry.
+    Show,
+    /// Remove the session key from wherever it is stored.
+    Clear,
+    /// For practice: generate an owner wallet and write it as a keystore file (a hot key on
+    /// disk; for real funds use your own wallet). Needs no owner configured.
+    OwnerNew(OwnerNewArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OwnerNewArgs {
+    /// Where to write the Web3 Secret Storage file (refused if anything is there); passphrase
+    /// prompted twice or from PAPERTRADE_TUI_OWNER_PASSPHRASE.
+    #[arg(long, value_name = "PATH")]
+    pub keystore: std::path::PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NewKeyArgs {
+    /// Replace a stored key even if the exchange has it registered and unexpired (the new key
+    /// then needs the owner's signature, `key register`, before it can trade).
+    #[arg(long)]
+    pub replace: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegisterArgs {
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
 
 fn time_text(unix_s: u64) -> String {
     let now = now_unix_s();
@@ -147,8 +192,8 @@ fn owner_new(ctx: &Context, path: &Path) -> Result<(), CliError> {
             ));
         }
     }
-    let cost = ScryptCost::from_env().map_err(CliError::Config)?;
-    let owner_error = |e: KeyError| CliError::Config(format!("owner keystore: {e}"));
+    let cost = ScryptCost::from_env().map_err(CliError::Environment)?;
+    let owner_error = |e: KeyError| CliError::Key(format!("owner keystore: {e}"));
     let pass = new_passphrase(
         OWNER_PASSPHRASE_ENV,
         "New passphrase for the owner keystore: ",
@@ -218,13 +263,13 @@ async fn refuse_replacing_a_live_key(
 async fn register(
     ctx: &Context,
     owner: Address,
-    signing: &super::OwnerSigning,
+    signing: &OwnerSigning,
     yes: bool,
-    wait: super::WaitArgs,
+    wait: WaitArgs,
 ) -> Result<(), CliError> {
     let keys = session_keys(ctx)?;
     let meta = keys.meta(owner).map_err(key_error)?.ok_or_else(|| {
-        CliError::Config(format!(
+        CliError::Key(format!(
             "no session key for {owner:#x}: run `papertrade-tui key new` first"
         ))
     })?;

@@ -14,9 +14,17 @@ pub enum CliError {
     /// The command line itself did not parse.
     #[error("{0}")]
     Usage(String),
-    /// The config file is missing, unreadable or invalid.
+    /// The config file is unreadable or invalid (its own values only: a flag is `Input`).
     #[error("{0}")]
     Config(String),
+    /// The session key or the owner's keystore cannot be used as it is: none, not registered,
+    /// expired, the wrong or no passphrase, no keyring, a file that is no keystore.
+    #[error("{0}")]
+    Key(String),
+    /// This machine's environment refuses the command until it is changed: the data directory
+    /// (as given, or open to every user) or an environment variable's value.
+    #[error("{0}")]
+    Environment(String),
     /// The exchange or Hyperliquid could not be reached or refused the read.
     #[error("{0}")]
     Network(String),
@@ -54,8 +62,8 @@ pub enum Unsettled {
     Pending,
 }
 
-/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these four. The README's
-/// "Exit codes" table is the one place they are documented.
+/// Exit statuses: 0 done as asked, 1 network or answer, 2 input, and these four. The exit code
+/// table in docs/commands.md is the one place they are documented.
 pub const EXIT_REFUSED: u8 = 3;
 pub const EXIT_FAILED: u8 = 4;
 pub const EXIT_PENDING: u8 = 5;
@@ -141,6 +149,8 @@ impl CliError {
             CliError::Input { .. } => "invalid_argument",
             CliError::Usage(_) => "usage",
             CliError::Config(_) => "config",
+            CliError::Key(_) => "key",
+            CliError::Environment(_) => "environment",
             CliError::Network(_) => "unreachable",
             CliError::Malformed(_) => "malformed_answer",
             CliError::Local(_) => "local_failure",
@@ -156,10 +166,14 @@ impl CliError {
     }
 
     /// 2: the caller must change something; 1: the world failed, trying later may work; 6: the
-    /// exchange's state refuses it for now (see the README's exit code table).
+    /// exchange's state refuses it for now (see the exit code table in docs/commands.md).
     pub(crate) fn exit_code(&self) -> ExitCode {
         match self {
-            CliError::Input { .. } | CliError::Usage(_) | CliError::Config(_) => ExitCode::from(2),
+            CliError::Input { .. }
+            | CliError::Usage(_)
+            | CliError::Config(_)
+            | CliError::Key(_)
+            | CliError::Environment(_) => ExitCode::from(2),
             CliError::Network(_) | CliError::Malformed(_) | CliError::Local(_) => ExitCode::from(1),
             CliError::Refused { .. } => ExitCode::from(EXIT_REFUSED),
             CliError::State { .. } => ExitCode::from(EXIT_STATE),

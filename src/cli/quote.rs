@@ -1,12 +1,66 @@
 //! `quote`, `ladder` and `close-quote`: pre-trade numbers, exactly as the protocol settles them.
 
+use clap::Args;
+
 use crate::protocol::units::{WAD, signed};
 use crate::quote::{Position, Scenario, percent_text};
 use crate::report::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
 
+use super::args::MarketArgs;
 use super::output::say;
 use super::output::{Align, CliError, Table, price, print_json, usd, usd_signed};
-use super::{CloseQuoteArgs, Context, LadderArgs, MarketArgs, QuoteArgs, args};
+use super::{Context, args};
+
+#[derive(Debug, Args)]
+pub(crate) struct QuoteArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// Whole-number leverage, 1 to 1000.
+    #[arg(long, allow_hyphen_values = true)]
+    pub leverage: String,
+    /// Entry price in USD (default: the live mark; required with --offline).
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry: Option<String>,
+    /// One exit price in USD.
+    #[arg(long, conflicts_with = "move_pct", allow_hyphen_values = true)]
+    pub exit: Option<String>,
+    /// One signed price move from entry in percent (0.1 is +0.1%).
+    #[arg(long = "move", value_name = "PCT", allow_hyphen_values = true)]
+    pub move_pct: Option<String>,
+    /// Use the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LadderArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// Entry price in USD (default: the live mark; required with --offline).
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry: Option<String>,
+    /// Use the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CloseQuoteArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// The position's leverage.
+    #[arg(long, allow_hyphen_values = true)]
+    pub leverage: String,
+    /// The position's entry price in USD.
+    #[arg(long, allow_hyphen_values = true)]
+    pub entry: String,
+    /// Exit price in USD (default: the live mark; required with --offline).
+    #[arg(long, allow_hyphen_values = true)]
+    pub exit: Option<String>,
+    /// Use the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
 
 fn ticket(a: &MarketArgs) -> Ticket<'_> {
     Ticket {

@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use alloy_primitives::{Address, B256};
 
+use clap::Args;
+
 use crate::client::intents::{record_fate, record_stopped_waiting};
 use crate::client::ledger::AuditLog;
 
@@ -26,7 +28,26 @@ pub use crate::client::live_account::LiveAccount;
 
 use super::output::CliError;
 use super::output::say;
-use super::{Context, OwnerSigning, args};
+use super::{Context, args};
+
+/// How the owner's wallet signs (register, withdraw).
+#[derive(Debug, Args)]
+pub(crate) struct OwnerSigning {
+    /// The owner's keystore file (Foundry/geth format); passphrase prompted or from
+    /// PAPERTRADE_TUI_OWNER_PASSPHRASE.
+    #[arg(
+        long = "owner-keystore",
+        value_name = "PATH",
+        conflicts_with = "external"
+    )]
+    pub owner_keystore: Option<std::path::PathBuf>,
+    /// Sign in your own wallet: print the eth_signTypedData_v4 JSON, read the signature from stdin.
+    #[arg(long)]
+    pub external: bool,
+    /// Also write the typed data to this file (with --external).
+    #[arg(long = "typed-data-out", value_name = "FILE")]
+    pub typed_data_out: Option<std::path::PathBuf>,
+}
 
 use crate::keys::RENEW_WITHIN_SECS;
 
@@ -71,7 +92,7 @@ pub fn backend(text: &str) -> Result<Backend, String> {
 /// The session keys of the data dir; new keystores at the standard scrypt cost unless
 /// `$PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N` says otherwise (tests and slow machines).
 pub fn session_keys(ctx: &Context) -> Result<SessionKeys, CliError> {
-    let cost = ScryptCost::from_env().map_err(CliError::Config)?;
+    let cost = ScryptCost::from_env().map_err(CliError::Environment)?;
     Ok(SessionKeys::new(&ctx.data_dir, forced_backend(ctx)?).with_scrypt(cost))
 }
 
@@ -93,7 +114,7 @@ pub fn new_passphrase(var: &str, prompt: &str) -> Result<Passphrase, KeyError> {
 }
 
 pub fn key_error(e: KeyError) -> CliError {
-    CliError::Config(format!("session key: {e}"))
+    CliError::Key(format!("session key: {e}"))
 }
 
 /// The session key's effective expiry: the earlier of the local and the registered one.
@@ -111,19 +132,19 @@ pub fn usable_session_key(
 ) -> Result<(SessionSigner, KeyMeta), CliError> {
     let keys = session_keys(ctx)?;
     let meta = keys.meta(owner).map_err(key_error)?.ok_or_else(|| {
-        CliError::Config(format!(
+        CliError::Key(format!(
             "no session key for {owner:#x}: run `papertrade-tui key new` then `key register`"
         ))
     })?;
     let now = now_unix_s();
     let Some(expiry) = effective_expiry(&meta, account) else {
-        return Err(CliError::Config(format!(
+        return Err(CliError::Key(format!(
             "session key {:#x} is not registered for {owner:#x}: run `papertrade-tui key register`",
             meta.key
         )));
     };
     if expiry <= now {
-        return Err(CliError::Config(format!(
+        return Err(CliError::Key(format!(
             "session key {:#x} expired; nothing was signed. Run `key register` to extend it (the owner signs again)",
             meta.key
         )));
@@ -134,7 +155,7 @@ pub fn usable_session_key(
         })
         .map_err(key_error)?
         .ok_or_else(|| {
-            CliError::Config("the session key's secret is missing from its backend".into())
+            CliError::Key("the session key's secret is missing from its backend".into())
         })?;
     Ok((signer, meta))
 }
@@ -276,14 +297,14 @@ fn owner_wallet(signing: &OwnerSigning, owner: Address) -> Result<Option<WalletS
     };
     // Nobody types a passphrase for a file that cannot be a keystore.
     crate::keys::check_keystore_file(path)
-        .map_err(|e| CliError::Config(format!("owner keystore: {e}")))?;
+        .map_err(|e| CliError::Key(format!("owner keystore: {e}")))?;
     let pass = passphrase(
         "PAPERTRADE_TUI_OWNER_PASSPHRASE",
         "Owner keystore passphrase: ",
     )
     .map_err(key_error)?;
     let wallet = load_owner_keystore(path, &pass)
-        .map_err(|e| CliError::Config(format!("owner keystore: {e}")))?;
+        .map_err(|e| CliError::Key(format!("owner keystore: {e}")))?;
     if wallet.address() != owner {
         return Err(CliError::input(
             "owner-keystore",

@@ -7,13 +7,102 @@ use std::path::{Path, PathBuf};
 use alloy_primitives::U256;
 use serde_json::json;
 
+use clap::Args;
+
 use crate::protocol::eip712::{RegisterSessionKey, WalletSigner};
 use crate::protocol::units::{WAD, parse_scaled};
 use crate::sim::{SimConfig, SimServer, intake};
 
+use super::Context;
+use super::interactive::PrefillArgs;
 use super::output::say;
 use super::output::{CliError, print_json, usd};
-use super::{Context, DemoArgs, EngineArgs, SimArgs};
+
+#[derive(Debug, Args)]
+pub(crate) struct SimArgs {
+    /// Address to listen on (loopback by default; any other needs --allow-remote).
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Allow a --host other machines can reach: anyone who can connect can use the simulated
+    /// exchange and, unless --no-controls, its /sim controls (fund wallets, move prices, post
+    /// operator notices).
+    #[arg(long)]
+    pub allow_remote: bool,
+    /// Port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8787)]
+    pub port: u16,
+    #[command(flatten)]
+    pub(crate) engine: EngineArgs,
+    /// Serve only the real API: no /sim/* practice controls.
+    #[arg(long)]
+    pub no_controls: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EngineArgs {
+    /// Seed of the price walk and the crowd: the same seed gives the same market.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// How long the relayer leaves an accepted intent queued before settling it (0 to 3600000:
+    /// intents expire within the hour anyway).
+    #[arg(
+        long,
+        default_value_t = 1500,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_RELAYER_DELAY_MS)
+    )]
+    pub relayer_delay_ms: u64,
+    /// Simulated traders besides you (0 to 1000); they start holding positions.
+    #[arg(
+        long,
+        default_value_t = 300,
+        value_parser = clap::builder::RangedU64ValueParser::<usize>::new()
+            .range(0..=crate::sim::engine::MAX_CROWD as u64)
+    )]
+    pub crowd: usize,
+    /// Account-stream heartbeat interval (100 to 60000).
+    #[arg(
+        long,
+        default_value_t = 10_000,
+        value_parser = clap::value_parser!(u64)
+            .range(crate::sim::engine::MIN_HEARTBEAT_MS..=crate::sim::engine::MAX_HEARTBEAT_MS)
+    )]
+    pub heartbeat_ms: u64,
+    /// Time moves only when POST /sim/clock says so (repeatable runs with --seed).
+    #[arg(long)]
+    pub manual_clock: bool,
+    /// Hours of past the exchange starts with (0 to 1440): the crowd trades through them along
+    /// the charted prices, so leaderboard windows, the trades feed and protocol history have
+    /// shape from the start. 0: no past.
+    #[arg(
+        long,
+        default_value_t = DEFAULT_WARMUP_HOURS,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_WARMUP_MS / 3_600_000)
+    )]
+    pub warmup_hours: u64,
+    /// How long the deposit sweeper takes to credit USDC sent to a deposit proxy (0 to 600000;
+    /// the real one takes about a minute).
+    #[arg(
+        long,
+        default_value_t = 3_000,
+        value_parser = clap::value_parser!(u64).range(0..=crate::sim::engine::MAX_SWEEP_DELAY_MS)
+    )]
+    pub sweep_delay_ms: u64,
+}
+
+/// 32 days: past the 30-day window, so every leaderboard window (24h, 7d, 30d, all) differs.
+const DEFAULT_WARMUP_HOURS: u64 = 32 * 24;
+
+#[derive(Debug, Args)]
+pub(crate) struct DemoArgs {
+    #[command(flatten)]
+    pub(crate) engine: EngineArgs,
+    /// Starting balance of the demo wallet in USD.
+    #[arg(long, default_value = "10000")]
+    pub balance: String,
+    /// The practice ticket, prefilled as the terminal UI's is.
+    #[command(flatten)]
+    pub prefill: PrefillArgs,
+}
 
 /// The practice wallet's passphrase: a throwaway key guarding nothing of value.
 const DEMO_PASSPHRASE: &str = "demo";
@@ -35,7 +124,7 @@ struct DemoFiles {
 
 impl DemoFiles {
     fn create(data_dir: &Path) -> Result<Self, CliError> {
-        let error = |e: std::io::Error| CliError::Config(format!("demo data dir: {e}"));
+        let error = |e: std::io::Error| CliError::Local(format!("demo data dir: {e}"));
         let root = data_dir.join("demo");
         crate::private_files::ensure_private_dir(&root).map_err(error)?;
         remove_abandoned_runs(&root);
@@ -135,7 +224,7 @@ fn demo_environment(
 fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
     let owner_dir = dir.join("owner");
     crate::private_files::ensure_private_dir(&owner_dir)
-        .map_err(|e| CliError::Config(format!("demo data dir: {e}")))?;
+        .map_err(|e| CliError::Local(format!("demo data dir: {e}")))?;
     let wallet = WalletSigner::random();
     alloy_signer_local::PrivateKeySigner::encrypt_keystore(
         &owner_dir,
@@ -144,7 +233,7 @@ fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
         DEMO_PASSPHRASE,
         Some("owner.json"),
     )
-    .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+    .map_err(|e| CliError::Local(format!("demo owner keystore: {e}")))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -152,12 +241,12 @@ fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
             owner_dir.join("owner.json"),
             std::fs::Permissions::from_mode(0o600),
         )
-        .map_err(|e| CliError::Config(format!("demo owner keystore: {e}")))?;
+        .map_err(|e| CliError::Local(format!("demo owner keystore: {e}")))?;
     }
     // The cheapest scrypt cost: the practice key guards play money behind the published
     // passphrase "demo", so the standard cost would only slow the demo's start.
     let cheap =
-        crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Config)?;
+        crate::keys::ScryptCost::new(crate::keys::MIN_SCRYPT_LOG_N).map_err(CliError::Local)?;
     let keys =
         crate::keys::SessionKeys::new(dir, Some(crate::keys::Backend::Keystore)).with_scrypt(cheap);
     let now = crate::clock::now_unix_s();
@@ -165,7 +254,7 @@ fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
         .generate(wallet.address(), now + 30 * 86_400, now, || {
             Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))
         })
-        .map_err(|e| CliError::Config(format!("demo session key: {e}")))?;
+        .map_err(|e| CliError::Local(format!("demo session key: {e}")))?;
     Ok(Practice {
         wallet,
         session_key: meta.key,
@@ -334,7 +423,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             .load(owner, || {
                 Ok(crate::keys::Passphrase::new(DEMO_PASSPHRASE.into()))
             })
-            .map_err(|e| CliError::Config(format!("demo session key: {e}")))?;
+            .map_err(|e| CliError::Local(format!("demo session key: {e}")))?;
         let demo_ctx = super::Context {
             json: false,
             http: crate::client::ExchangeHttp::new(

@@ -4,6 +4,8 @@
 use alloy_primitives::{B256, U256};
 use serde_json::{Value, json};
 
+use clap::Args;
+
 use crate::analytics::positions::CloseValue;
 use crate::client::funding::{follow_core_credit, send_withdraw, withdraw_intent};
 use crate::client::intents::{Submission, SubmitError};
@@ -23,13 +25,77 @@ use crate::protocol::rules::{CloseRejection, check_cancel, close_rejection};
 use crate::protocol::units::{price_json, signed, wad_json};
 use crate::quote::{Position, percent_text};
 
+use super::args::{MarketArgs, WaitArgs};
 use super::key::report_submission;
 use super::output::say;
 use super::output::{CliError, REFUSED_STATE, expect_outcomes, price, print_json, usd, usd_signed};
+use super::session::OwnerSigning;
 use super::session::{
     LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
 };
-use super::{CancelArgs, CloseArgs, Context, OpenArgs, WithdrawArgs, args};
+use super::{Context, args};
+
+#[derive(Debug, Args)]
+pub(crate) struct OpenArgs {
+    #[command(flatten)]
+    pub position: MarketArgs,
+    /// Whole-number leverage, 1 to the market maximum.
+    #[arg(long, allow_hyphen_values = true)]
+    pub leverage: String,
+    /// Take the margin from the queued (owed) balance.
+    #[arg(long = "use-debt")]
+    pub use_debt: bool,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CloseArgs {
+    /// Position ids to close.
+    #[arg(
+        value_name = "POSITION_ID",
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
+    pub ids: Vec<String>,
+    /// Close every open position.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CancelArgs {
+    /// The queued intent's id (0x + 64 hex).
+    #[arg(value_name = "INTENT_ID")]
+    pub intent_id: String,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WithdrawArgs {
+    /// USDC to withdraw (at least 10, at most 6 decimals).
+    #[arg(long)]
+    pub amount: String,
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
 use crate::client::market_data::MarketData;
 
 /// Build, sign and send a session-signed order through the one money path.

@@ -3,9 +3,28 @@
 
 use serde_json::Value;
 
+use clap::Args;
+
+use super::Context;
 use super::output::say;
 use super::output::{CliError, print_json};
-use super::{Context, TypedDataArgs};
+
+#[derive(Debug, Args)]
+pub(crate) struct TypedDataArgs {
+    /// RegisterSessionKey, OpenPosition, Close, WithdrawToCore, Stake, Unstake, Claim or CancelIntent.
+    #[arg(long = "type", value_name = "TYPE")]
+    pub kind: String,
+    /// The message as a JSON object; uints as decimal strings or numbers. nonce and deadline
+    /// default when omitted.
+    #[arg(long)]
+    pub message: String,
+    /// The address that will sign: adds the intent id to the output.
+    #[arg(long)]
+    pub signer: Option<String>,
+    /// Warn about an open's market limits from the shipped launch parameters; no network.
+    #[arg(long)]
+    pub offline: bool,
+}
 
 pub async fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
     let message = super::args::json_text("message", &a.message)?;

@@ -224,3 +224,34 @@ async fn the_followed_table_follows_the_marks_and_the_account() {
         .await;
     assert!(row.contains("20x"), "{row}");
 }
+
+/// `positions --follow` stops cleanly on SIGTERM (exit 0), as on Ctrl-C and as `sim`, `demo`
+/// and `mcp` do: one stop signal for every command that runs until stopped. It was killed by
+/// the signal before.
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn follow_stops_on_sigterm() {
+    let sim = Sim::manual().await;
+    let t = sim.trader(1_000).await;
+    let mut follow = Follow::spawn(&sim, &t.wallet_hex(), "");
+    let first = follow.until("the account", |_| true).await;
+    assert_eq!(first["event"], "account", "{first}");
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &follow.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    // Bounded: a follow that ignored the signal is killed by the drop and fails here.
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = follow.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "positions --follow ignored SIGTERM"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(status.code(), Some(0), "{status:?}");
+}

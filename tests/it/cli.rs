@@ -1385,3 +1385,64 @@ fn the_data_dir_is_checked_before_anything_is_written() {
         );
     }
 }
+
+/// `config` means the config file and nothing else: the session key and the owner's keystore
+/// answer `key`, the data directory and an environment variable `environment` (all exit 2, the
+/// caller must change something); every one of them said `config` before.
+#[test]
+fn errors_name_what_to_change_config_key_or_environment() {
+    const OWNER: &str = "0x00000000000000000000000000000000000000aa";
+    let offline = ["--json", "--api", "http://127.0.0.1:9"];
+    let error = |args: &[&str], env: &[(&str, &str)]| -> (Option<i32>, Value) {
+        let mut all = args.to_vec();
+        all.extend_from_slice(&offline);
+        let (mut command, home) = support::command(&all);
+        let bad = home.path().join("bad.toml");
+        std::fs::write(&bad, "deadlines = 3\n").unwrap();
+        for (k, v) in env {
+            command.env(k, v.replace("{bad}", bad.to_str().unwrap()));
+        }
+        let out = command.output().unwrap();
+        (out.status.code(), stdout_json(&out)["error"].clone())
+    };
+    let (code, e) = error(&["markets"], &[("PAPERTRADE_TUI_CONFIG", "{bad}")]);
+    assert_eq!((code, &e["code"]), (Some(2), &"config".into()), "{e}");
+    assert!(
+        e["message"].as_str().unwrap().contains("config file"),
+        "{e}"
+    );
+
+    let keys = ["--owner", OWNER, "--key-backend", "keystore"];
+    let register = [&["key", "register", "--external"][..], &keys].concat();
+    let (code, e) = error(&register, &[]);
+    assert_eq!((code, &e["code"]), (Some(2), &"key".into()), "{e}");
+    assert!(e["message"].as_str().unwrap().contains("key new"), "{e}");
+
+    let new = [&["key", "new"][..], &keys].concat();
+    let (code, e) = error(&new, &[("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N", "5")]);
+    assert_eq!((code, &e["code"]), (Some(2), &"environment".into()), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("PAPERTRADE_TUI_KEYSTORE_SCRYPT_LOG_N"),
+        "{e}"
+    );
+
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let open = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(open.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let dir = open.path().to_str().unwrap();
+        let (code, e) = error(&["markets", "--data-dir", dir], &[]);
+        assert_eq!((code, &e["code"]), (Some(2), &"environment".into()), "{e}");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("writable by every user"),
+            "{e}"
+        );
+    }
+}

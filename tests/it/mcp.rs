@@ -1623,3 +1623,62 @@ fn only_the_terminal_announces_the_terminals_server_name() {
         );
     }
 }
+
+/// `mcp` over stdio stops cleanly on SIGTERM (a service manager's stop), as `sim`, `demo` and
+/// `mcp --http` do, while its client still holds stdin open: exit 0 and only whole protocol
+/// lines on stdout. It was killed by the signal before.
+#[cfg(unix)]
+#[test]
+fn stdio_stops_on_sigterm_with_stdin_still_open() {
+    let (mut command, _home) = support::command(&[
+        "mcp",
+        "--api",
+        "http://127.0.0.1:9",
+        "--info-url",
+        "http://127.0.0.1:9/info",
+    ]);
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            (r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_string() + "\n")
+                .as_bytes(),
+        )
+        .unwrap();
+    // The answer proves it serves (the stop handlers are installed before the first read).
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let answer: Value = serde_json::from_str(&first).unwrap();
+    assert!(answer["result"]["serverInfo"].is_object(), "{answer}");
+
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    // Bounded: a server that ignored the signal (or hung on stdin) is killed here and fails.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("mcp over stdio did not stop on SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    drop(stdin);
+    assert_eq!(status.code(), Some(0), "{status:?}");
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    for line in rest.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+    }
+}
