@@ -900,7 +900,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         // Checked when the file was read.
         deadlines: file.deadlines.deadlines().map_err(CliError::Config)?,
         alerts: file.alerts,
-        rates: crate::client::market::PollRates::from_config(file.poll.as_ref()),
+        rates: crate::client::market::PollRates::or_default(
+            file.poll.and_then(|p| p.markets()),
+            file.poll.and_then(|p| p.protocol()),
+        ),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

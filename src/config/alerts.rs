@@ -185,19 +185,11 @@ impl AlertsConfig {
 
     /// Where notifications go: the configured method, or for `auto` what `detect` finds. Inside
     /// tmux (`detect` says) a configured method is wrapped for passthrough too.
-    pub(crate) fn delivery(
-        &self,
-        detect: impl FnOnce() -> Delivery,
-    ) -> Delivery {
+    pub(crate) fn delivery(&self, detect: impl FnOnce() -> Delivery) -> Delivery {
         let found = detect();
-        match self
-            .notification
-            .as_deref()
-            .and_then(Method::parse)
-        {
+        match self.notification.as_deref().and_then(Method::parse) {
             Some(method) => Delivery { method, ..found },
             None => found,
         }
     }
 }
-

@@ -172,6 +172,18 @@ pub struct PollConfig {
     pub protocol_ms: Option<u64>,
 }
 
+impl PollConfig {
+    /// `markets_ms`, checked to [`POLL_RANGE_MS`] when the file is read.
+    pub(crate) fn markets(&self) -> Option<std::time::Duration> {
+        self.markets_ms.map(std::time::Duration::from_millis)
+    }
+
+    /// `protocol_ms`, checked to [`POLL_RANGE_MS`] when the file is read.
+    pub(crate) fn protocol(&self) -> Option<std::time::Duration> {
+        self.protocol_ms.map(std::time::Duration::from_millis)
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     #[error("config file {path}: {reason}")]
@@ -485,6 +497,17 @@ mod tests {
         std::fs::write(&path, "[ui.keys]\nlong = \"u\"\nshort = \"p\"\n").unwrap();
         assert_eq!(FileConfig::load_from(&path).unwrap().ui.keys.len(), 2);
         assert!(check_url("http://127.0.0.1:8787").is_ok());
+    }
+
+    /// `[poll]` reaches the client as plain durations (the client reads no config).
+    #[test]
+    fn poll_rates_are_durations_and_an_unset_key_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[poll]\nmarkets_ms = 750\n").unwrap();
+        let poll = FileConfig::load_from(&path).unwrap().poll.unwrap();
+        assert_eq!(poll.markets(), Some(std::time::Duration::from_millis(750)));
+        assert_eq!(poll.protocol(), None);
     }
 
     #[test]
