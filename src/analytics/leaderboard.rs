@@ -9,7 +9,7 @@
 use alloy_primitives::Address;
 use serde_json::{Value, json};
 
-use crate::protocol::leaderboard::{LeaderRow, LeaderboardPage, SortDir, SortKey, Window};
+use crate::protocol::leaderboard::{Board, LeaderRow, LeaderboardPage, SortDir, SortKey, Window};
 
 use crate::protocol::units::{usd_signed_text, usd_text, wad_text};
 
@@ -195,7 +195,7 @@ pub fn window_rank(
 /// read), and its name as the first board that lists it gives it.
 pub fn window_ranks(
     wallet: Address,
-    boards: &[(Window, Option<Vec<(u64, LeaderboardPage)>>)],
+    boards: &[(Window, Option<Board>)],
 ) -> (Vec<WindowRank>, Option<String>) {
     let mut name = None;
     let mut ranks = Vec::new();

@@ -7,14 +7,11 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::Address;
 
-use crate::protocol::leaderboard::{LeaderboardPage, SortDir, SortKey, Window};
+use crate::protocol::leaderboard::{Board, LeaderboardPage, SortDir, SortKey, Window};
 use crate::protocol::stats::{MarketStats, ProtocolHistory, QueueRank, RecentTrades, Summary};
 use crate::protocol::wire::DecodeError;
 
 use super::http::{ExchangeHttp, FetchError};
-
-/// The pages read of one board: `(offset of the page's first row, page)`, in order.
-pub type Board = Vec<(u64, LeaderboardPage)>;
 
 /// Rows per page of a scan: what a working client asks first (§3.3).
 pub const SCAN_PAGE_SIZE: usize = 200;
