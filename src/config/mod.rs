@@ -1,5 +1,8 @@
 //! Configuration: TOML file (`$PAPERTRADE_TUI_CONFIG`, else the XDG config dir) under flags and
 //! environment variables, over built-in defaults. `config.example.toml` documents every key.
+//! The remappable keys are [`keys`], the alert settings [`alerts`]. Config stands under the app
+//! and beside the client: the app reads its settings types, the CLI maps the file to the plain
+//! values every other layer takes, and nothing here imports anything above `protocol`.
 
 use std::path::{Path, PathBuf};
 
