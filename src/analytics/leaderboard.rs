@@ -9,7 +9,7 @@
 use alloy_primitives::Address;
 use serde_json::{Value, json};
 
-use crate::protocol::leaderboard::{LeaderRow, LeaderboardPage, SortDir, SortKey, Window};
+use crate::protocol::leaderboard::{Board, LeaderRow, LeaderboardPage, SortDir, SortKey, Window};
 
 use crate::protocol::units::{usd_signed_text, usd_text, wad_text};
 
@@ -189,6 +189,36 @@ pub fn window_rank(
         scanned,
         complete: scanned >= total,
     }
+}
+
+/// `wallet`'s rank in each window's board (the pages read of it, None where it could not be
+/// read), and its name as the first board that lists it gives it.
+pub fn window_ranks(
+    wallet: Address,
+    boards: &[(Window, Option<Board>)],
+) -> (Vec<WindowRank>, Option<String>) {
+    let mut name = None;
+    let mut ranks = Vec::new();
+    for (w, pages) in boards {
+        match pages {
+            Some(pages) => {
+                if name.is_none() {
+                    name = rank_pages(pages.iter().map(|(o, p)| (*o, p)))
+                        .find(|r| r.address == wallet)
+                        .and_then(|r| r.name);
+                }
+                ranks.push(window_rank(*w, wallet, pages));
+            }
+            None => ranks.push(WindowRank {
+                window: *w,
+                rank: None,
+                pnl: None,
+                scanned: 0,
+                complete: false,
+            }),
+        }
+    }
+    (ranks, name)
 }
 
 /// The board's figure of one row as JSON: dollars (PAPER for `paperTotal`, a count for the
@@ -381,6 +411,34 @@ mod tests {
         assert_eq!((r.rank, r.pnl, r.complete), (Some(2), Some(5), false));
         let missing = window_rank(Window::Day, Address::with_last_byte(9), &pages);
         assert_eq!(missing.rank, None);
+    }
+
+    /// What the client's per-window scans gave, ranked in one place: the name from the first
+    /// board that lists the wallet, an unread board as "not ranked, nothing scanned".
+    #[test]
+    fn window_ranks_take_the_name_from_the_first_board_and_mark_unread_ones() {
+        let me = Address::with_last_byte(2);
+        let day = page(vec![row(1, None, 9), row(2, Some("Hare"), 5)], 2);
+        let week = page(vec![row(2, Some("Hare II"), 7)], 3);
+        let boards = [
+            (Window::Day, Some(vec![(0, day)])),
+            (Window::Week, Some(vec![(0, week)])),
+            (Window::Month, None),
+        ];
+        let (ranks, name) = window_ranks(me, &boards);
+        assert_eq!(name.as_deref(), Some("Hare"));
+        let got: Vec<_> = ranks
+            .iter()
+            .map(|r| (r.window, r.rank, r.pnl, r.scanned, r.complete))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (Window::Day, Some(2), Some(5), 2, true),
+                (Window::Week, Some(1), Some(7), 1, false),
+                (Window::Month, None, None, 0, false),
+            ]
+        );
     }
 
     #[test]

@@ -13,50 +13,13 @@
 //!   trader chose to open (a 200x position starts ~0.4% from bust), only for what comes after.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use alloy_primitives::U256;
 
 use crate::protocol::account::Position;
 use crate::protocol::math::room_to_bust;
 use crate::protocol::trading::TradingState;
-
-/// How a notification reaches the user's terminal (the bell and the banner need no choice).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// `OSC 9` (iTerm2, WezTerm, Ghostty…).
-    Osc9,
-    /// `OSC 777;notify` (foot, VTE with the notify patch, urxvt, WezTerm, Ghostty).
-    Osc777,
-    /// kitty's `OSC 99`.
-    Osc99,
-    /// The terminal bell only.
-    Bell,
-    /// No escape at all: the banner and the `--follow` event line only.
-    None,
-}
-
-impl Method {
-    pub(crate) fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "osc9" => Method::Osc9,
-            "osc777" => Method::Osc777,
-            "osc99" => Method::Osc99,
-            "bell" => Method::Bell,
-            "none" => Method::None,
-            _ => return None,
-        })
-    }
-}
-
-/// Where notifications go, decided once at start (from the config or the terminal's
-/// environment; the app itself reads neither).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Delivery {
-    pub method: Method,
-    /// Inside tmux: escapes are wrapped for passthrough to the outer terminal.
-    pub tmux: bool,
-}
 
 /// A desktop notification (and bell) the runtime should send.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -66,43 +29,9 @@ pub struct Notice {
     pub body: String,
 }
 
-/// When to warn.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rules {
-    /// Distances to bust in basis points of the mark, deepest last.
-    thresholds_bps: Vec<u32>,
-    pub cooldown: Duration,
-    /// Re-arm above `threshold × (100 + rearm_pct) / 100`.
-    pub rearm_pct: u32,
-}
-
-impl Rules {
-    /// Thresholds in any order (duplicates dropped).
-    pub(crate) fn new(thresholds_bps: &[u32], cooldown: Duration, rearm_pct: u32) -> Self {
-        let set: BTreeSet<u32> = thresholds_bps.iter().copied().collect();
-        Self {
-            thresholds_bps: set.into_iter().rev().collect(),
-            cooldown,
-            rearm_pct,
-        }
-    }
-
-    #[cfg(test)]
-    pub(crate) fn thresholds_bps(&self) -> &[u32] {
-        &self.thresholds_bps
-    }
-}
-
-/// The defaults `config.example.toml` explains: 5%, 2%, 0.5%; one minute; 20%.
-pub(crate) const DEFAULT_THRESHOLDS_BPS: [u32; 3] = [500, 200, 50];
-pub(crate) const DEFAULT_COOLDOWN: Duration = Duration::from_secs(60);
-pub(crate) const DEFAULT_REARM_PCT: u32 = 20;
-
-impl Default for Rules {
-    fn default() -> Self {
-        Self::new(&DEFAULT_THRESHOLDS_BPS, DEFAULT_COOLDOWN, DEFAULT_REARM_PCT)
-    }
-}
+/// The alert settings (how to notify, when to warn) are the config file's (`[alerts]`); they
+/// live in `config::alerts` and keep their old paths here.
+pub use crate::config::alerts::{Delivery, Method, Rules};
 
 /// One position's distance to bust now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -246,7 +175,7 @@ impl Alerts {
             let Some(arms) = self.arms.get_mut(&r.position_id) else {
                 // First sight: what it is already inside of was not crossed.
                 let arms = rules
-                    .thresholds_bps
+                    .thresholds_bps()
                     .iter()
                     .map(|t| Arm {
                         armed: !r.at_or_below(*t),
@@ -256,14 +185,14 @@ impl Alerts {
                 self.arms.insert(r.position_id, arms);
                 continue;
             };
-            for (arm, t) in arms.iter_mut().zip(&rules.thresholds_bps) {
+            for (arm, t) in arms.iter_mut().zip(rules.thresholds_bps()) {
                 if !arm.armed && r.above_rearm(*t, rules.rearm_pct) {
                     arm.armed = true;
                 }
             }
             // Thresholds are deepest last: the last crossed one names the alert.
             let crossed: Vec<usize> = (0..arms.len())
-                .filter(|i| arms[*i].armed && r.at_or_below(rules.thresholds_bps[*i]))
+                .filter(|i| arms[*i].armed && r.at_or_below(rules.thresholds_bps()[*i]))
                 .collect();
             let Some(&deepest) = crossed.last() else {
                 continue;
@@ -283,7 +212,7 @@ impl Alerts {
             }
             out.push(Alert {
                 reading: r.clone(),
-                threshold_bps: rules.thresholds_bps[deepest],
+                threshold_bps: rules.thresholds_bps()[deepest],
             });
         }
         out
@@ -293,6 +222,7 @@ impl Alerts {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
 
     const T0: SystemTime = SystemTime::UNIX_EPOCH;
 

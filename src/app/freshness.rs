@@ -12,7 +12,7 @@ pub const STALE_AFTER: Duration = Duration::from_secs(30);
 /// than this is no longer evidence that it is ready.
 pub const HEALTH_STALE_AFTER: Duration = Duration::from_secs(60);
 /// The default for the oldest mark an open may be reviewed against (`[ui] max_mark_age_s`).
-pub const DEFAULT_MAX_MARK_AGE: Duration = Duration::from_secs(5);
+pub use crate::config::DEFAULT_MAX_MARK_AGE;
 
 /// When each source last succeeded, and its last failure.
 #[derive(Debug, Default, Clone)]

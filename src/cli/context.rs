@@ -130,7 +130,10 @@ impl Context {
             // Checked when the file was read.
             deadlines: file.deadlines.deadlines().map_err(CliError::Config)?,
             alerts: file.alerts,
-            rates: crate::client::market::PollRates::from_config(file.poll.as_ref()),
+            rates: crate::client::market::PollRates::or_default(
+                file.poll.and_then(|p| p.markets()),
+                file.poll.and_then(|p| p.protocol()),
+            ),
         };
         Ok((ctx, log_guard))
     }

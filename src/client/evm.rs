@@ -26,7 +26,7 @@ impl ExchangeHttp {
         params: Value,
         what: &str,
     ) -> Result<Value, FetchError> {
-        let url = self.rpc_url().to_string();
+        let url = self.rpc_endpoint()?.to_string();
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let text = self
             .post_read_text(&url, &format!("{method} {what}"), QUERY_CAP, &body)

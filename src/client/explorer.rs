@@ -7,8 +7,7 @@ use std::collections::BTreeMap;
 
 use alloy_primitives::Address;
 
-use crate::analytics::leaderboard::{self, WindowRank};
-use crate::protocol::leaderboard::{LeaderboardPage, SortDir, SortKey, Window};
+use crate::protocol::leaderboard::{Board, LeaderboardPage, SortDir, SortKey, Window};
 use crate::protocol::stats::{MarketStats, ProtocolHistory, QueueRank, RecentTrades, Summary};
 use crate::protocol::wire::DecodeError;
 
@@ -88,11 +87,10 @@ pub async fn scan_leaderboard(
     Ok(pages)
 }
 
-/// `wallet`'s rank in each window's board (by windowed PnL), each scan stopping once found.
-pub async fn window_ranks(
-    http: &ExchangeHttp,
-    wallet: Address,
-) -> (Vec<WindowRank>, Option<String>) {
+/// Each window's board sorted by windowed PnL, each scan stopping once `wallet` is found; None
+/// for a window whose board could not be read (logged). `analytics::leaderboard::window_ranks`
+/// ranks the wallet in them.
+pub async fn window_boards(http: &ExchangeHttp, wallet: Address) -> Vec<(Window, Option<Board>)> {
     let scans = futures::future::join_all(Window::ALL.map(|w| async move {
         let pages = scan_leaderboard(
             http,
@@ -105,31 +103,16 @@ pub async fn window_ranks(
         (w, pages)
     }))
     .await;
-    let mut name = None;
-    let mut ranks = Vec::new();
-    for (w, pages) in scans {
-        match pages {
-            Ok(pages) => {
-                if name.is_none() {
-                    name = leaderboard::rank_pages(pages.iter().map(|(o, p)| (*o, p)))
-                        .find(|r| r.address == wallet)
-                        .and_then(|r| r.name);
-                }
-                ranks.push(leaderboard::window_rank(w, wallet, &pages));
-            }
+    scans
+        .into_iter()
+        .map(|(w, pages)| match pages {
+            Ok(pages) => (w, Some(pages)),
             Err(e) => {
                 tracing::debug!(error = %e, window = w.name(), "leaderboard unavailable");
-                ranks.push(WindowRank {
-                    window: w,
-                    rank: None,
-                    pnl: None,
-                    scanned: 0,
-                    complete: false,
-                });
+                (w, None)
             }
-        }
-    }
-    (ranks, name)
+        })
+        .collect()
 }
 
 pub async fn summary(http: &ExchangeHttp) -> Result<Summary, FetchError> {

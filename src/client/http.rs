@@ -68,6 +68,9 @@ pub enum FetchError {
     },
 }
 
+/// How errors name the JSON-RPC endpoint of a client that was given none.
+const NO_RPC: &str = "HyperEVM JSON-RPC";
+
 /// A client for one exchange origin and one Hyperliquid info endpoint.
 #[derive(Debug, Clone)]
 pub struct ExchangeHttp {
@@ -80,7 +83,8 @@ pub struct ExchangeHttp {
     api: String,
     info: String,
     /// HyperEVM JSON-RPC: the deposit's `eth_call`s and the settlement transactions' reads.
-    rpc: String,
+    /// None until the caller names one: the client has no endpoint of its own to fall back on.
+    rpc: Option<String>,
     config: HttpConfig,
 }
 
@@ -114,19 +118,28 @@ impl ExchangeHttp {
             streaming,
             api: api_url.trim_end_matches('/').to_string(),
             info: info_url.to_string(),
-            rpc: crate::config::DEFAULT_RPC_URL.to_string(),
+            rpc: None,
             config,
         }
     }
 
     /// The same client with another HyperEVM JSON-RPC endpoint.
     pub fn with_rpc_url(mut self, rpc_url: &str) -> Self {
-        self.rpc = rpc_url.to_string();
+        self.rpc = Some(rpc_url.to_string());
         self
     }
 
+    /// The JSON-RPC endpoint, or a clear error when none was given (nothing is sent then).
+    pub(crate) fn rpc_endpoint(&self) -> Result<&str, FetchError> {
+        self.rpc.as_deref().ok_or_else(|| FetchError::Unreachable {
+            url: NO_RPC.into(),
+            reason: "no endpoint was given to this client (with_rpc_url)".into(),
+        })
+    }
+
+    /// The JSON-RPC endpoint as errors name it.
     pub(crate) fn rpc_url(&self) -> &str {
-        &self.rpc
+        self.rpc.as_deref().unwrap_or(NO_RPC)
     }
 
     pub(crate) fn api_url(&self) -> &str {
@@ -531,6 +544,24 @@ fn percent_encode(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The client has no endpoint of its own: without one from its caller (the CLI's `--rpc-url`,
+    /// the config file or the live default) an EVM read is refused, and nothing is sent.
+    #[tokio::test]
+    async fn an_evm_read_without_an_rpc_endpoint_is_refused() {
+        let client = ExchangeHttp::new(
+            "http://127.0.0.1:1/",
+            "http://127.0.0.1:1/info",
+            HttpConfig::default(),
+        );
+        let e = client
+            .evm_receipt(alloy_primitives::B256::ZERO)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains("no endpoint was given"), "{e}");
+        let given = client.with_rpc_url("http://127.0.0.1:1/evm");
+        assert_eq!(given.rpc_endpoint().unwrap(), "http://127.0.0.1:1/evm");
+    }
 
     #[test]
     fn queries_are_canonical() {

@@ -31,16 +31,12 @@ impl Default for PollRates {
 }
 
 impl PollRates {
-    /// From the config file's `[poll]` (milliseconds), bounded to sane rates.
-    pub(crate) fn from_config(poll: Option<&crate::config::PollConfig>) -> Self {
+    /// The defaults, with whichever rate is given in its place.
+    pub(crate) fn or_default(markets: Option<Duration>, protocol: Option<Duration>) -> Self {
         let d = Self::default();
-        let ms = |v: Option<u64>, default: Duration| {
-            // Checked to `config::POLL_RANGE_MS` when the file is read.
-            v.map_or(default, Duration::from_millis)
-        };
         Self {
-            markets: ms(poll.and_then(|p| p.markets_ms), d.markets),
-            protocol: ms(poll.and_then(|p| p.protocol_ms), d.protocol),
+            markets: markets.unwrap_or(d.markets),
+            protocol: protocol.unwrap_or(d.protocol),
         }
     }
 }

@@ -125,6 +125,9 @@ impl SortDir {
     }
 }
 
+/// The pages read of one board, in order: `(offset of the page's first row, page)`.
+pub type Board = Vec<(u64, LeaderboardPage)>;
+
 /// One answer page.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

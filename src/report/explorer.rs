@@ -97,7 +97,8 @@ pub async fn balance_sheet(
     // A snapshot read: it sees no close, so it writes nothing.
     let live = LiveAccount::open(http, wallet, None).await?;
     let data = MarketData::live(http, None).await?;
-    let (ranks, name) = reads::window_ranks(http, wallet).await;
+    let (ranks, name) =
+        leaderboard::window_ranks(wallet, &reads::window_boards(http, wallet).await);
     Ok(wallet::balance_sheet(
         live.state.clone(),
         &data.state,

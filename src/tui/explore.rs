@@ -44,7 +44,10 @@ impl RankCache {
         if let Some(ranks) = fresh {
             return ranks;
         }
-        let ranks = reads::window_ranks(http, wallet).await;
+        let ranks = crate::analytics::leaderboard::window_ranks(
+            wallet,
+            &reads::window_boards(http, wallet).await,
+        );
         let mut cache = self.0.lock().expect("rank cache lock");
         // Only the wallets looked at in one session: a few entries, dropped when stale.
         cache.retain(|_, (at, _)| at.elapsed() < RANKS_TTL);

@@ -1,7 +1,8 @@
-//! The architecture as the code shows it: no module imports one that imports it back (at the
-//! level of top-level modules, their children and grandchildren), and the layers of
-//! `../shared/design.md` run one way — the app and the UI never reach the network client, the app
-//! never the terminal. Read from the source, so a new `use` that breaks it fails here.
+//! The architecture as the code shows it, held against `ARCHITECTURE.md`: no module imports one
+//! that imports it back (at the level of top-level modules, their children and grandchildren),
+//! every arrow between top-level modules is one the map's layer table lists (and every listed
+//! arrow exists), and no module names what the map forbids it (a crate, a clock read). Read from
+//! the source and from the map, so a new `use` or an edit of the map that breaks it fails here.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -25,9 +26,13 @@ fn modules() -> BTreeMap<String, String> {
                 ) {
                     parts.pop();
                 }
+                // Unit tests may reach anywhere; only the code's own imports count: a tests file
+                // (`#[cfg(test)] mod tests;`) is left out, and a tests block is cut off.
+                if parts.last().is_some_and(|p| p == "tests") {
+                    continue;
+                }
                 let text = std::fs::read_to_string(&path).unwrap();
-                // Unit tests may reach anywhere; only the code's own imports count.
-                let code = match text.find("#[cfg(test)]\nmod tests") {
+                let code = match text.find("#[cfg(test)]\nmod tests {") {
                     Some(i) => text[..i].to_string(),
                     None => text,
                 };
@@ -179,71 +184,136 @@ fn uses(code: &str, name: &str) -> bool {
     })
 }
 
+/// The rows of the first table after `heading` in `ARCHITECTURE.md`: each row's first cell's
+/// module, and the backticked names of its last cell (`—` for none).
+fn map_table(heading: &str) -> Vec<(String, Vec<String>)> {
+    let map = std::fs::read_to_string("ARCHITECTURE.md").expect("ARCHITECTURE.md at the root");
+    let from = map
+        .find(heading)
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no {heading:?}"));
+    let backticked = |cell: &str| -> Vec<String> {
+        cell.split('`')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    let mut rows = Vec::new();
+    for line in map[from..].lines().skip_while(|l| !l.starts_with('|')) {
+        if !line.starts_with('|') {
+            break;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split('|').collect();
+        let Some(first) = backticked(cells[0]).into_iter().next() else {
+            continue; // the header and the separator
+        };
+        rows.push((first, backticked(cells[cells.len() - 1])));
+    }
+    assert!(!rows.is_empty(), "no table after {heading:?}");
+    rows
+}
+
+/// Every arrow between top-level modules in the code: `crate::b…` (or `super::…` up to `b`) in
+/// any module under `a`.
+fn top_level_arrows(known: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
+    let mut arrows: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (from, code) in known {
+        if from.is_empty() {
+            continue; // lib.rs and main.rs: the crate's root declares the modules
+        }
+        for path in paths(code) {
+            let Some(to) = target(from, &path, known) else {
+                continue;
+            };
+            let (a, b) = (truncate(from, 1), truncate(&to, 1));
+            if a != b && !b.is_empty() {
+                arrows.entry(a).or_default().insert(b);
+            }
+        }
+    }
+    arrows
+}
+
 #[test]
-fn the_layers_run_one_way() {
+fn every_arrow_between_top_level_modules_is_the_one_architecture_md_lists() {
     let known = modules();
+    let code = top_level_arrows(&known);
+    let table = map_table("| Module | Holds | Uses |");
+    let mut problems = Vec::new();
+    let mut listed: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, uses) in table {
+        let uses: BTreeSet<String> = uses.into_iter().collect();
+        if listed.insert(module.clone(), uses).is_some() {
+            problems.push(format!("{module} has two rows in the layer table"));
+        }
+    }
+    let top: BTreeSet<String> = known
+        .keys()
+        .map(|m| truncate(m, 1))
+        .filter(|m| !m.is_empty())
+        .collect();
+    for module in &top {
+        if !listed.contains_key(module) {
+            problems.push(format!("{module} has no row in the layer table"));
+        }
+    }
+    for (module, uses) in &listed {
+        if !top.contains(module) {
+            problems.push(format!(
+                "the layer table lists {module}, which is no module"
+            ));
+        }
+        let used = code.get(module).cloned().unwrap_or_default();
+        for b in used.difference(uses) {
+            problems.push(format!(
+                "{module} uses {b}, which ARCHITECTURE.md does not allow it"
+            ));
+        }
+        for b in uses.difference(&used) {
+            problems.push(format!(
+                "ARCHITECTURE.md lets {module} use {b}, which it does not: drop the arrow from the map"
+            ));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "the code and ARCHITECTURE.md's layer table disagree:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn the_layer_table_runs_one_way() {
+    // Each module's row stands above the rows of all it uses: no arrow runs back up.
+    let table = map_table("| Module | Holds | Uses |");
+    let place: BTreeMap<&str, usize> = table
+        .iter()
+        .enumerate()
+        .map(|(i, (m, _))| (m.as_str(), i))
+        .collect();
+    let mut problems = Vec::new();
+    for (i, (module, uses)) in table.iter().enumerate() {
+        for b in uses {
+            if place.get(b.as_str()).is_some_and(|j| *j <= i) {
+                problems.push(format!("{module} uses {b}, whose row stands above it"));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn no_layer_names_what_architecture_md_forbids_it() {
+    let known = modules();
+    let rules = map_table("| Module | Never names |");
     let mut problems = Vec::new();
     for (module, code) in &known {
         let layer = truncate(module, 1);
-        let forbidden: &[&str] = match layer.as_str() {
-            // The state and its rules: no terminal, no network, no clock reads.
-            "app" => &[
-                "crate::client",
-                "crate::tui",
-                "crate::ui",
-                "crate::cli",
-                "crossterm",
-                "SystemTime::now",
-                "Instant::now",
-            ],
-            // Panes draw from the app; they never reach the network client.
-            "ui" => &["crate::client", "crate::cli", "crate::tui"],
-            // The protocol is pure: it stands under everything.
-            "protocol" => &[
-                "crate::client",
-                "crate::app",
-                "crate::ui",
-                "crate::tui",
-                "crate::cli",
-                "crate::sim",
-                "crate::feed",
-                "tokio",
-                "reqwest",
-            ],
-            // Pure figures over fetched data: the commands, panes and assistant tools share
-            // them, so nothing here may reach the network, the terminal or the clock.
-            "analytics" => &[
-                "crate::client",
-                "crate::app",
-                "crate::ui",
-                "crate::tui",
-                "crate::cli",
-                "crate::sim",
-                "crate::feed",
-                "tokio",
-                "reqwest",
-                "SystemTime::now",
-                "Instant::now",
-            ],
-            "feed" => &[
-                "crate::client",
-                "crate::app",
-                "crate::ui",
-                "crate::tui",
-                "crate::cli",
-            ],
-            "sim" => &[
-                "crate::client",
-                "crate::app",
-                "crate::ui",
-                "crate::tui",
-                "crate::cli",
-            ],
-            _ => &[],
-        };
-        for f in forbidden {
-            if uses(code, f) {
-                problems.push(format!("{module} uses {f}"));
+        for (_, never) in rules.iter().filter(|(m, _)| *m == layer) {
+            for name in never {
+                if uses(code, name) {
+                    problems.push(format!("{module} names {name}"));
+                }
             }
         }
     }

@@ -1,9 +1,17 @@
 //! Configuration: TOML file (`$PAPERTRADE_TUI_CONFIG`, else the XDG config dir) under flags and
 //! environment variables, over built-in defaults. `config.example.toml` documents every key.
+//! The remappable keys are [`keys`], the alert settings [`alerts`]. Config stands under the app
+//! and beside the client: the app reads its settings types, the CLI maps the file to the plain
+//! values every other layer takes, and nothing here imports anything above `protocol`.
 
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+
+pub mod alerts;
+pub mod keys;
+
+pub use alerts::AlertsConfig;
 
 pub(crate) const DEFAULT_API_URL: &str = "https://exchange.papertrade.xyz";
 pub(crate) const DEFAULT_INFO_URL: &str = "https://api.hyperliquid.xyz/info";
@@ -79,125 +87,8 @@ impl DeadlineConfig {
     }
 }
 
-/// `[alerts]`: when a position's distance to bust crosses a threshold, and how to say so.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields)]
-pub struct AlertsConfig {
-    /// Off switch (on by default).
-    #[serde(default = "on")]
-    pub enabled: bool,
-    /// Distances to bust in basis points of the mark (500 = 5%).
-    pub thresholds_bps: Option<Vec<u32>>,
-    /// Seconds before the same threshold of the same position may alert again.
-    pub cooldown_s: Option<u64>,
-    /// A threshold re-arms once the distance is this many percent of it above it.
-    pub rearm_pct: Option<u32>,
-    /// `auto`, `osc9`, `osc777`, `osc99`, `bell` or `none`.
-    pub notification: Option<String>,
-}
-
-fn on() -> bool {
-    true
-}
-
-impl Default for AlertsConfig {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            thresholds_bps: None,
-            cooldown_s: None,
-            rearm_pct: None,
-            notification: None,
-        }
-    }
-}
-
-/// A threshold must leave room for the re-arm band below 100% (a long at 1x is ~100% away).
-const MAX_THRESHOLD_BPS: u32 = 9_000;
-const MAX_THRESHOLDS: usize = 8;
-const MAX_COOLDOWN_S: u64 = 86_400;
-
-impl AlertsConfig {
-    /// Every value in range, each problem named by its key.
-    pub(crate) fn validate(&self) -> Result<(), String> {
-        if let Some(t) = &self.thresholds_bps {
-            if t.is_empty() {
-                return Err(
-                    "alerts.thresholds_bps: give at least one (to turn alerts off, enabled = false)"
-                        .into(),
-                );
-            }
-            if t.len() > MAX_THRESHOLDS {
-                return Err(format!(
-                    "alerts.thresholds_bps: at most {MAX_THRESHOLDS} thresholds, got {}",
-                    t.len()
-                ));
-            }
-            if let Some(bad) = t.iter().find(|b| !(1..=MAX_THRESHOLD_BPS).contains(*b)) {
-                return Err(format!(
-                    "alerts.thresholds_bps: {bad} is out of range; use 1 to {MAX_THRESHOLD_BPS} basis points (500 = 5%)"
-                ));
-            }
-            let unique: std::collections::BTreeSet<&u32> = t.iter().collect();
-            if unique.len() != t.len() {
-                return Err("alerts.thresholds_bps: a threshold is listed twice".into());
-            }
-        }
-        if let Some(c) = self.cooldown_s
-            && c > MAX_COOLDOWN_S
-        {
-            return Err(format!(
-                "alerts.cooldown_s: at most {MAX_COOLDOWN_S} (a day), got {c}"
-            ));
-        }
-        if let Some(r) = self.rearm_pct
-            && r > 100
-        {
-            return Err(format!("alerts.rearm_pct: 0 to 100, got {r}"));
-        }
-        if let Some(n) = &self.notification
-            && n != "auto"
-            && crate::app::alerts::Method::parse(n).is_none()
-        {
-            return Err(format!(
-                "alerts.notification: use auto, osc9, osc777, osc99, bell or none, got {n:?}"
-            ));
-        }
-        Ok(())
-    }
-
-    /// The rules, or `None` when alerts are off.
-    pub(crate) fn rules(&self) -> Option<crate::app::alerts::Rules> {
-        use crate::app::alerts::{DEFAULT_COOLDOWN, DEFAULT_REARM_PCT, DEFAULT_THRESHOLDS_BPS};
-        self.enabled.then(|| {
-            crate::app::alerts::Rules::new(
-                self.thresholds_bps
-                    .as_deref()
-                    .unwrap_or(&DEFAULT_THRESHOLDS_BPS),
-                self.cooldown_s
-                    .map_or(DEFAULT_COOLDOWN, std::time::Duration::from_secs),
-                self.rearm_pct.unwrap_or(DEFAULT_REARM_PCT),
-            )
-        })
-    }
-
-    /// Where notifications go: the configured method, or for `auto` what `detect` finds. Inside
-    /// tmux (`detect` says) a configured method is wrapped for passthrough too.
-    pub(crate) fn delivery(
-        &self,
-        detect: impl FnOnce() -> crate::app::alerts::Delivery,
-    ) -> crate::app::alerts::Delivery {
-        let found = detect();
-        match self
-            .notification
-            .as_deref()
-            .and_then(crate::app::alerts::Method::parse)
-        {
-            Some(method) => crate::app::alerts::Delivery { method, ..found },
-            None => found,
-        }
-    }
-}
+/// The default for the oldest mark an open may be reviewed against (`[ui] max_mark_age_s`).
+pub const DEFAULT_MAX_MARK_AGE: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// `[ui]`: the terminal UI's look and pace.
 #[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
@@ -232,10 +123,8 @@ impl UiConfig {
 
     /// `max_mark_age_s`, checked to 1–60 s when the file is read.
     pub(crate) fn max_mark_age(&self) -> std::time::Duration {
-        self.max_mark_age_s.map_or(
-            crate::app::freshness::DEFAULT_MAX_MARK_AGE,
-            std::time::Duration::from_secs,
-        )
+        self.max_mark_age_s
+            .map_or(DEFAULT_MAX_MARK_AGE, std::time::Duration::from_secs)
     }
 }
 
@@ -284,6 +173,18 @@ pub struct PollConfig {
     pub markets_ms: Option<u64>,
     /// Protocol summary and relayer health.
     pub protocol_ms: Option<u64>,
+}
+
+impl PollConfig {
+    /// `markets_ms`, checked to [`POLL_RANGE_MS`] when the file is read.
+    pub(crate) fn markets(&self) -> Option<std::time::Duration> {
+        self.markets_ms.map(std::time::Duration::from_millis)
+    }
+
+    /// `protocol_ms`, checked to [`POLL_RANGE_MS`] when the file is read.
+    pub(crate) fn protocol(&self) -> Option<std::time::Duration> {
+        self.protocol_ms.map(std::time::Duration::from_millis)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -385,7 +286,7 @@ impl FileConfig {
             path: shown.clone(),
             reason: e.message().to_string(),
         })?;
-        if let Err(reason) = crate::app::Keymap::with_overrides(&config.ui.keys) {
+        if let Err(reason) = keys::Keymap::with_overrides(&config.ui.keys) {
             return Err(ConfigError::Invalid {
                 path: shown,
                 reason: format!("ui.{reason}"),
@@ -498,7 +399,7 @@ mod tests {
 
     #[test]
     fn the_example_config_parses() {
-        let example = include_str!("../config.example.toml");
+        let example = include_str!("../../config.example.toml");
         let config: FileConfig = toml::from_str(example).unwrap();
         assert_eq!(config.api_url.as_deref(), Some(DEFAULT_API_URL));
         // The example states the defaults, so it cannot drift from them unnoticed.
@@ -601,6 +502,17 @@ mod tests {
         assert!(check_url("http://127.0.0.1:8787").is_ok());
     }
 
+    /// `[poll]` reaches the client as plain durations (the client reads no config).
+    #[test]
+    fn poll_rates_are_durations_and_an_unset_key_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[poll]\nmarkets_ms = 750\n").unwrap();
+        let poll = FileConfig::load_from(&path).unwrap().poll.unwrap();
+        assert_eq!(poll.markets(), Some(std::time::Duration::from_millis(750)));
+        assert_eq!(poll.protocol(), None);
+    }
+
     #[test]
     fn alerts_values_are_checked_by_name() {
         let dir = tempfile::tempdir().unwrap();
@@ -628,7 +540,7 @@ mod tests {
         let rules = a.rules().unwrap();
         assert_eq!(rules.thresholds_bps(), [300, 50]);
         assert_eq!(rules.cooldown, std::time::Duration::from_secs(5));
-        use crate::app::alerts::{Delivery, Method};
+        use super::alerts::{Delivery, Method};
         let tmux = || Delivery {
             method: Method::Bell,
             tmux: true,
