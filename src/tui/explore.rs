@@ -6,13 +6,14 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use alloy_primitives::Address;
 
 use tokio::sync::mpsc;
 
 use crate::analytics::leaderboard::PAGE_SIZE;
+use crate::app::Message;
 use crate::app::explore::{Fetch, Fetched, WalletRead};
 use crate::client::ExchangeHttp;
 use crate::client::explorer::{self as reads, scan_leaderboard};
@@ -68,13 +69,20 @@ impl Reader {
         }
     }
 
-    pub(super) fn spawn(&self, fetch: Fetch, tx: mpsc::Sender<Fetched>) {
+    pub(super) fn http(&self) -> &ExchangeHttp {
+        &self.http
+    }
+
+    /// Read `fetch` as a task; its answer arrives as `Message::Fetched`, stamped when it came.
+    pub(super) fn spawn(&self, fetch: Fetch, inbox: mpsc::Sender<Message>) {
         let http = self.http.clone();
         let scans = self.scans.clone();
         let ranks = self.ranks.clone();
         tokio::spawn(async move {
             let answer = read(&http, &scans, &ranks, fetch).await;
-            let _ = tx.send(answer).await;
+            let _ = inbox
+                .send(Message::Fetched(answer, SystemTime::now()))
+                .await;
         });
     }
 }
