@@ -204,6 +204,8 @@ pub struct App {
     pub explore: super::explore::Explore,
     /// The relayer's operator notices: logged once, unread until the Protocol tab shows them.
     pub notices: super::notices::Notices,
+    /// How often the market reads are repeated (`[poll]`; see `reads`).
+    pub poll: crate::feed::market::PollRates,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -270,6 +272,7 @@ impl App {
             unanswered: VecDeque::new(),
             explore: Default::default(),
             notices: Default::default(),
+            poll: Default::default(),
         }
     }
 

@@ -27,6 +27,7 @@ use super::Screen;
 use super::explore::Reader;
 use super::fund::FundWorker;
 use super::key_setup::KeyWorker;
+use super::reads::Reads;
 use super::submit::Submitter;
 use super::tasks::Task;
 
@@ -56,6 +57,8 @@ pub(super) struct Runner {
     key_worker: Option<KeyWorker>,
     fund_worker: Option<FundWorker>,
     reader: Reader,
+    /// The reads the app declares, each a task.
+    pub(super) reads: Reads,
     audit: AuditLog,
     history: Option<HistoryFile>,
     /// The wallet's account stream, stopped with the runner.
@@ -108,6 +111,7 @@ impl Runner {
         let mut history = wallet.map(|w| HistoryFile::new(&data_dir, w));
         let loaded = history.as_mut().map(HistoryFile::load).unwrap_or_default();
         let runner = Self {
+            reads: Reads::new(http.clone(), inbox.clone()),
             inbox,
             submitter,
             key_worker,

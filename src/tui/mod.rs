@@ -11,7 +11,7 @@ mod frames;
 mod fund;
 mod key_setup;
 mod pace;
-mod polls;
+mod reads;
 mod submit;
 mod tasks;
 
@@ -136,8 +136,9 @@ pub async fn run_loop(
         deadlines,
         keys,
     } = setup;
+    // The market reads' periods are the app's to declare.
+    app.poll = rates;
     let (inbox_tx, mut inbox) = mpsc::channel(INBOX);
-    let polls = polls::Polls::start(&http, rates, app.wallet, inbox_tx.clone());
     let means = effects::Means {
         http,
         session: session.map(|(key, _)| key),
@@ -157,7 +158,7 @@ pub async fn run_loop(
                 }
             }
         }
-        polls.follow(&app);
+        runner.reads.follow(app.reads());
         if pace.due(app.dirty) {
             screen.frame(&mut |f| {
                 // The tab bar's labels depend on the width: a click is read at the drawn one.
