@@ -78,12 +78,6 @@ pub enum Message {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Effect {
     Quit,
-    /// Fetch candles for the chart.
-    FetchCandles {
-        instrument_id: u32,
-        symbol: String,
-        interval: &'static str,
-    },
     /// Append an intent's fate to the audit log.
     RecordFate(alloy_primitives::B256, Resolution),
     /// Sign and send the order the confirmed dialog restated (`Dialog::order`); `what` names it

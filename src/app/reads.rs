@@ -37,6 +37,12 @@ pub enum Read {
     RecentTrades,
     /// The wallet's places in the relayer queue, while it has operations queued.
     QueueRank(Address),
+    /// The chart's candles: the ticket's market at the chart's interval.
+    Candles {
+        instrument_id: u32,
+        symbol: String,
+        interval: &'static str,
+    },
 }
 
 impl Read {
@@ -60,6 +66,14 @@ impl App {
             if !live.is_empty() {
                 reads.push((Read::Marks(live), self.poll.markets));
             }
+        }
+        if let Some((market, _)) = self.ticket_market() {
+            let candles = Read::Candles {
+                instrument_id: market.id,
+                symbol: market.symbol.clone(),
+                interval: self.chart_interval,
+            };
+            reads.push((candles, super::state::CANDLE_REFRESH));
         }
         if let Some(wallet) = self.wallet {
             reads.push((Read::RecentTrades, ACCOUNT_EVERY));

@@ -133,17 +133,6 @@ impl Runner {
         match effect {
             Effect::Quit => return Flow::Quit,
             Effect::Submit { order, what } => self.submitter.spawn(order, what, self.inbox.clone()),
-            Effect::FetchCandles {
-                instrument_id,
-                symbol,
-                interval,
-            } => super::candles::spawn(
-                self.reader.http(),
-                instrument_id,
-                symbol,
-                interval,
-                self.inbox.clone(),
-            ),
             Effect::Fetch(fetch) => self.reader.spawn(fetch, self.inbox.clone()),
             Effect::RecordFate(id, resolution) => record_fate(&self.audit, id, &resolution),
             Effect::RecordHistory(trade) => {

@@ -69,10 +69,6 @@ impl Reader {
         }
     }
 
-    pub(super) fn http(&self) -> &ExchangeHttp {
-        &self.http
-    }
-
     /// Read `fetch` as a task; its answer arrives as `Message::Fetched`, stamped when it came.
     pub(super) fn spawn(&self, fetch: Fetch, inbox: mpsc::Sender<Message>) {
         let http = self.http.clone();

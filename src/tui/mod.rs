@@ -4,7 +4,6 @@
 //! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
 //! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
 
-mod candles;
 mod effects;
 mod explore;
 mod frames;

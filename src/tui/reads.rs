@@ -120,6 +120,11 @@ async fn read_once(http: &ExchangeHttp, read: &Read) -> Vec<Message> {
         Read::DayOpens => market::read_day_opens(http).await,
         Read::RecentTrades => vec![market::read_recent_trades(http).await],
         Read::QueueRank(wallet) => vec![market::read_queue_rank(http, *wallet).await],
+        Read::Candles {
+            instrument_id,
+            symbol,
+            interval,
+        } => vec![market::read_chart_candles(http, *instrument_id, symbol, interval).await],
     };
     events.into_iter().map(Message::Market).collect()
 }
