@@ -93,8 +93,6 @@ pub enum Effect {
     /// Append a closed trade (new, or with what was learnt since), or a mark of the account seen
     /// whole, to the wallet's history file.
     RecordHistory(crate::protocol::history::HistoryLine),
-    /// Read what the pane on screen shows (answered with `Message::Fetched`).
-    Fetch(super::explore::Fetch),
     /// Plan, sign or send a deposit or a withdrawal with the owner's wallet.
     Fund(super::fund::FundJob),
 }

@@ -13,6 +13,7 @@ use alloy_primitives::Address;
 
 use crate::feed::market::MarkSource;
 
+use super::explore::Fetch;
 use super::state::App;
 
 /// How often the 24 h reference prices are read again.
@@ -43,13 +44,25 @@ pub enum Read {
         symbol: String,
         interval: &'static str,
     },
+    /// What the exploring pane (or the Fund tab) on screen shows; `again` counts the times it
+    /// was asked to read again at once (`Loaded::read_again`).
+    Pane { fetch: Fetch, again: u32 },
 }
 
 impl Read {
     /// What a read fills: a read replaced by another of the same kind (a new interval, a new
     /// sort) fills the same place.
-    pub fn slot(&self) -> std::mem::Discriminant<Read> {
-        std::mem::discriminant(self)
+    pub fn slot(
+        &self,
+    ) -> (
+        std::mem::Discriminant<Read>,
+        Option<std::mem::Discriminant<Fetch>>,
+    ) {
+        let pane = match self {
+            Read::Pane { fetch, .. } => Some(std::mem::discriminant(fetch)),
+            _ => None,
+        };
+        (std::mem::discriminant(self), pane)
     }
 }
 
@@ -75,6 +88,9 @@ impl App {
             };
             reads.push((candles, super::state::CANDLE_REFRESH));
         }
+        if let Some((fetch, again, every)) = self.pane_read() {
+            reads.push((Read::Pane { fetch, again }, every));
+        }
         if let Some(wallet) = self.wallet {
             reads.push((Read::RecentTrades, ACCOUNT_EVERY));
             // Asked only while something is queued (a quiet session asks nothing it would not
@@ -88,6 +104,11 @@ impl App {
             }
         }
         reads
+    }
+
+    /// The exploring pane's (or the Fund tab's) read declared now, if any.
+    pub fn declared_fetch(&self) -> Option<Fetch> {
+        self.pane_read().map(|(fetch, ..)| fetch)
     }
 }
 

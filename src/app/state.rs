@@ -982,7 +982,7 @@ impl App {
         if time_changes.is_some_and(|t| t <= self.clock) {
             self.dirty = true;
         }
-        effects.extend(self.explore_fetch());
+        self.note_wanted();
         effects.extend(self.check_alerts());
         effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
         effects

@@ -72,7 +72,6 @@ impl App {
         let cooldown = self.alerts.as_ref().and_then(|a| a.next_cooldown_end());
         [
             self.next_screen_change(self.clock),
-            self.explore_due(),
             self.fund_deadline(),
             cooldown,
         ]

@@ -24,7 +24,6 @@ use crate::protocol::eip712::SessionSigner;
 use crate::protocol::order::Deadlines;
 
 use super::Screen;
-use super::explore::Reader;
 use super::fund::FundWorker;
 use super::key_setup::KeyWorker;
 use super::reads::Reads;
@@ -56,7 +55,6 @@ pub(super) struct Runner {
     /// `None` in watch mode: no key store, and so nothing for the owner to sign either.
     key_worker: Option<KeyWorker>,
     fund_worker: Option<FundWorker>,
-    reader: Reader,
     /// The reads the app declares, each a task.
     pub(super) reads: Reads,
     audit: AuditLog,
@@ -111,12 +109,11 @@ impl Runner {
         let mut history = wallet.map(|w| HistoryFile::new(&data_dir, w));
         let loaded = history.as_mut().map(HistoryFile::load).unwrap_or_default();
         let runner = Self {
-            reads: Reads::new(http.clone(), inbox.clone()),
+            reads: Reads::new(http, inbox.clone()),
             inbox,
             submitter,
             key_worker,
             fund_worker,
-            reader: Reader::new(http),
             audit: AuditLog::new(&data_dir),
             history,
             _stream: stream,
@@ -133,7 +130,6 @@ impl Runner {
         match effect {
             Effect::Quit => return Flow::Quit,
             Effect::Submit { order, what } => self.submitter.spawn(order, what, self.inbox.clone()),
-            Effect::Fetch(fetch) => self.reader.spawn(fetch, self.inbox.clone()),
             Effect::RecordFate(id, resolution) => record_fate(&self.audit, id, &resolution),
             Effect::RecordHistory(trade) => {
                 if let Some(Err(e)) = self.history.as_mut().map(|h| h.append(&trade)) {

@@ -18,10 +18,13 @@ use crate::app::reads::Read;
 use crate::client::ExchangeHttp;
 use crate::client::market;
 
+use super::explore::Reader;
 use super::tasks::Task;
 
 pub(super) struct Reads {
     http: ExchangeHttp,
+    /// The exploring panes' reads, with their caches.
+    panes: Reader,
     inbox: mpsc::Sender<Message>,
     running: Vec<Running>,
     /// The last read of each slot that stopped, and when it last ran.
@@ -31,7 +34,7 @@ pub(super) struct Reads {
 struct Running {
     read: Read,
     every: Duration,
-    /// When its task last started a read.
+    /// When its task last started a read that came back.
     last: Arc<Mutex<Option<Instant>>>,
     _task: Task,
 }
@@ -39,6 +42,7 @@ struct Running {
 impl Reads {
     pub(super) fn new(http: ExchangeHttp, inbox: mpsc::Sender<Message>) -> Self {
         Self {
+            panes: Reader::new(http.clone()),
             http,
             inbox,
             running: Vec::new(),
@@ -71,6 +75,7 @@ impl Reads {
             let last = Arc::new(Mutex::new(None));
             let task = Task(tokio::spawn(run(
                 self.http.clone(),
+                self.panes.clone(),
                 self.inbox.clone(),
                 read.clone(),
                 every,
@@ -90,6 +95,7 @@ impl Reads {
 /// Read `read` at `first`, then every `every`, until stopped or the inbox is gone.
 async fn run(
     http: ExchangeHttp,
+    panes: Reader,
     inbox: mpsc::Sender<Message>,
     read: Read,
     every: Duration,
@@ -100,19 +106,20 @@ async fn run(
     loop {
         tokio::time::sleep_until(at).await;
         let started = Instant::now();
-        *last.lock().expect("read clock lock") = Some(started);
-        for message in read_once(&http, &read).await {
+        for message in read_once(&http, &panes, &read).await {
             if inbox.send(message).await.is_err() {
                 return;
             }
         }
+        // Only a read that came back counts: one stopped half-way is read again at once.
+        *last.lock().expect("read clock lock") = Some(started);
         // A read slower than its period goes again at once, never twice at a time.
         at = (started + every).max(Instant::now());
     }
 }
 
 /// One read, as the messages it answers with.
-async fn read_once(http: &ExchangeHttp, read: &Read) -> Vec<Message> {
+async fn read_once(http: &ExchangeHttp, panes: &Reader, read: &Read) -> Vec<Message> {
     let events = match read {
         Read::Trading => market::read_trading(http).await,
         Read::Marks(markets) => market::read_marks(http, markets).await,
@@ -125,6 +132,7 @@ async fn read_once(http: &ExchangeHttp, read: &Read) -> Vec<Message> {
             symbol,
             interval,
         } => vec![market::read_chart_candles(http, *instrument_id, symbol, interval).await],
+        Read::Pane { fetch, .. } => return vec![panes.read(fetch.clone()).await],
     };
     events.into_iter().map(Message::Market).collect()
 }
@@ -138,7 +146,10 @@ mod tests {
         ExchangeHttp::new(
             "http://127.0.0.1:9",
             "http://127.0.0.1:9/info",
-            Default::default(),
+            crate::client::HttpConfig {
+                attempts: 1,
+                ..Default::default()
+            },
         )
     }
 
@@ -146,10 +157,13 @@ mod tests {
     /// starts at once; one declared again before its period is over waits out the rest.
     #[tokio::test(start_paused = true)]
     async fn the_running_reads_follow_the_declared_ones() {
-        let (tx, _rx) = mpsc::channel(64);
+        let (tx, mut rx) = mpsc::channel(64);
         let mut reads = Reads::new(http(), tx);
-        let every = Duration::from_secs(3);
-        reads.follow(vec![(Read::Trading, every), (Read::Protocol, every)]);
+        let every = Duration::from_secs(60);
+        // The trading state's read stays out of the way of the protocol's.
+        let slow = Duration::from_secs(600);
+        let t0 = Instant::now();
+        reads.follow(vec![(Read::Trading, slow), (Read::Protocol, every)]);
         let task_of = |reads: &Reads, read: &Read| {
             reads
                 .running
@@ -158,19 +172,26 @@ mod tests {
                 .map(|r| r._task.0.id())
         };
         let trading = task_of(&reads, &Read::Trading).unwrap();
+        // Both read at once: the trading state's answer, the summary's and the health's.
+        for _ in 0..3 {
+            rx.recv().await.expect("an answer");
+        }
         tokio::time::sleep(Duration::from_millis(10)).await;
-        reads.follow(vec![(Read::Trading, every)]);
+        reads.follow(vec![(Read::Trading, slow)]);
         assert_eq!(task_of(&reads, &Read::Trading), Some(trading), "kept");
         assert_eq!(task_of(&reads, &Read::Protocol), None, "stopped");
-        let last = reads.stopped[0].1.expect("it ran once");
-        reads.follow(vec![(Read::Trading, every), (Read::Protocol, every)]);
+        let last = reads.stopped[0].1.expect("it came back once");
+        assert!(last >= t0 && last < t0 + Duration::from_secs(1));
+        // Declared again: its next read is a period after the last, not now.
+        reads.follow(vec![(Read::Trading, slow), (Read::Protocol, every)]);
         assert_ne!(task_of(&reads, &Read::Protocol), None, "started again");
-        // Declared again 10 ms after its run: its next run is the period after that one.
-        let protocol = reads.running.iter().find(|r| r.read == Read::Protocol);
-        let ran = protocol.unwrap().last.clone();
-        tokio::time::sleep(Duration::from_millis(2_900)).await;
-        assert_eq!(*ran.lock().unwrap(), None, "not before its period is out");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        assert_eq!(*ran.lock().unwrap(), Some(last + every));
+        let early = last + every - Duration::from_secs(1);
+        assert!(
+            tokio::time::timeout_at(early, rx.recv()).await.is_err(),
+            "nothing read before its period is out"
+        );
+        tokio::time::timeout_at(last + every + Duration::from_secs(1), rx.recv())
+            .await
+            .expect("read once its period is out");
     }
 }
