@@ -1,8 +1,10 @@
-//! The terminal runtime: one loop that takes keys first, folds network messages into `App`, and
-//! draws only when something changed (keys at once, feed updates at most `max_fps` a second),
-//! sleeping in between: no timer runs while nothing changes (see `App::next_wake`).
-//! The loop runs over any [`Screen`] and any stream of terminal events; [`run`] gives it the
-//! real terminal, each frame wrapped in synchronized output, restored on exit, error and panic.
+//! The terminal runtime: one loop that takes keys first, folds what the workers sent on the one
+//! inbox into `App`, and draws only when something changed (`pace`: keys at once, feed updates
+//! at most `max_fps` a second), sleeping in between: no timer of the loop's runs while nothing
+//! changes (see `App::next_wake`). What the app asks for is carried out by `effects`; what it
+//! declares it needs read is kept running by `reads`. The loop runs over any [`Screen`] and any
+//! stream of terminal events; [`run`] gives it the real terminal, each frame wrapped in
+//! synchronized output, restored on exit, error and panic.
 
 mod effects;
 mod explore;
