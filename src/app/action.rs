@@ -76,12 +76,6 @@ pub enum Message {
 #[derive(Debug, PartialEq, Eq)]
 pub enum Effect {
     Quit,
-    /// Fetch candles for the chart.
-    FetchCandles {
-        instrument_id: u32,
-        symbol: String,
-        interval: &'static str,
-    },
     /// Append an intent's fate to the audit log.
     RecordFate(alloy_primitives::B256, Resolution),
     /// Sign and send the order the confirmed dialog restated (`Dialog::order`); `what` names it
@@ -97,8 +91,6 @@ pub enum Effect {
     /// Append a closed trade (new, or with what was learnt since), or a mark of the account seen
     /// whole, to the wallet's history file.
     RecordHistory(crate::protocol::history::HistoryLine),
-    /// Read what the pane on screen shows (answered with `Message::Fetched`).
-    Fetch(super::explore::Fetch),
     /// Plan, sign or send a deposit or a withdrawal with the owner's wallet.
     Fund(super::fund::FundJob),
 }

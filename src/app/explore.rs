@@ -1,8 +1,8 @@
 //! The panes that look at the whole exchange rather than this session's wallet: Leaders,
 //! Explorer, Liquidations, and the Protocol tab's history series. Each says what it wants read
-//! ([`Fetch`]); the app asks the runtime for it when the pane comes on screen and every
-//! `refresh` while it stays there, never while it is hidden (a quiet session reads nothing it
-//! does not show). Answers ([`Fetched`]) are folded by `explore_flow`; the figures are
+//! ([`Fetch`]); the app declares it (`reads`) while the pane is on screen, read at once and
+//! every `refresh` while it stays there, never while it is hidden (a quiet session reads
+//! nothing it does not show). Answers ([`Fetched`]) are folded by `explore_flow`; the figures are
 //! `analytics`'. This file holds the panes' state only.
 
 use std::time::{Duration, SystemTime};
@@ -68,9 +68,13 @@ pub struct Loaded<T> {
     pub at: Option<SystemTime>,
     /// Why the latest read failed, if it did.
     pub error: Option<String>,
+    /// The read this pane waits for, and since when (an answer to anything else is dropped).
     pub(super) asked: Option<(Fetch, SystemTime)>,
     /// When the latest answer, good or failed, came (a failed one ends the read in flight too).
     answered: Option<SystemTime>,
+    /// Bumped to read again at once rather than at the next refresh: the declared read
+    /// carries it, so a new count is a new read.
+    pub(super) again: u32,
 }
 
 impl<T> Default for Loaded<T> {
@@ -81,31 +85,15 @@ impl<T> Default for Loaded<T> {
             error: None,
             asked: None,
             answered: None,
+            again: 0,
         }
     }
 }
 
 impl<T> Loaded<T> {
-    /// Whether `wanted` must be read now: never asked, asked for something else, or asked
-    /// `every` ago (every read is bounded in time, so its answer has come by then).
-    pub(super) fn due(&self, wanted: &Fetch, now: SystemTime, every: Duration) -> bool {
-        match &self.asked {
-            None => true,
-            Some((asked, _)) if asked != wanted => true,
-            Some((_, at)) => now.duration_since(*at).is_ok_and(|age| age >= every),
-        }
-    }
-
-    /// When the read of `wanted` is next due by time alone.
-    pub(super) fn next_due(&self, wanted: &Fetch, every: Duration) -> Option<SystemTime> {
-        match &self.asked {
-            Some((asked, at)) if asked == wanted => Some(*at + every),
-            _ => None,
-        }
-    }
-
     /// Read again at the next chance rather than at the next refresh (what it shows moved).
     pub(super) fn read_again(&mut self) {
+        self.again = self.again.wrapping_add(1);
         self.asked = None;
     }
 

@@ -10,7 +10,6 @@ use crate::analytics::liquidations::{
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
 use crate::protocol::stats::ProtocolHistory;
 
-use super::action::Effect;
 use super::explore::{
     CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
     SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
@@ -78,20 +77,40 @@ impl App {
         }
     }
 
-    /// Whether `fetch` is due, by the state of the pane it belongs to.
-    fn fetch_due(&self, fetch: &Fetch, every: Duration) -> bool {
+    /// The read slot of the pane `fetch` belongs to.
+    fn slot_of(&self, fetch: &Fetch) -> (u32, Option<&(Fetch, SystemTime)>) {
         let e = &self.explore;
-        let now = self.clock;
-        match fetch {
-            Fetch::Leaderboard(_) => e.leaders.board.due(fetch, now, every),
-            Fetch::Wallet(_) => e.explorer.read.due(fetch, now, every),
-            Fetch::Scan { .. } => e.liquidations.scan.due(fetch, now, every),
-            Fetch::ProtocolHistory { .. } => e.series.history.due(fetch, now, every),
-            Fetch::CoreBalance(_) => self.fund.core.due(fetch, now, every),
-        }
+        let (again, asked) = match fetch {
+            Fetch::Leaderboard(_) => (e.leaders.board.again, &e.leaders.board.asked),
+            Fetch::Wallet(_) => (e.explorer.read.again, &e.explorer.read.asked),
+            Fetch::Scan { .. } => (e.liquidations.scan.again, &e.liquidations.scan.asked),
+            Fetch::ProtocolHistory { .. } => (e.series.history.again, &e.series.history.asked),
+            Fetch::CoreBalance(_) => (self.fund.core.again, &self.fund.core.asked),
+        };
+        (again, asked.as_ref())
     }
 
-    fn mark_asked(&mut self, fetch: Fetch) {
+    /// The read the tab on screen declares (see `reads`): what it wants, how often, and how
+    /// many times it was asked to read again at once.
+    pub(super) fn pane_read(&self) -> Option<(Fetch, u32, Duration)> {
+        let (fetch, every) = self.wanted()?;
+        let (again, _) = self.slot_of(&fetch);
+        Some((fetch, again, every))
+    }
+
+    /// Note what the tab on screen now wants (after every message): its answer is the one the
+    /// pane waits for, and until it comes the pane says it is reading.
+    pub(super) fn note_wanted(&mut self) {
+        let Some((fetch, _)) = self.wanted() else {
+            return;
+        };
+        if self
+            .slot_of(&fetch)
+            .1
+            .is_some_and(|(asked, _)| *asked == fetch)
+        {
+            return;
+        }
         let asked = Some((fetch.clone(), self.clock));
         let e = &mut self.explore;
         match fetch {
@@ -101,34 +120,7 @@ impl App {
             Fetch::ProtocolHistory { .. } => e.series.history.asked = asked,
             Fetch::CoreBalance(_) => self.fund.core.asked = asked,
         }
-    }
-
-    /// The read the tab on screen needs now, if any (after every message, as the candles are).
-    pub(super) fn explore_fetch(&mut self) -> Option<Effect> {
-        // Before the first tick the app has no time to stamp a request with.
-        if self.clock == SystemTime::UNIX_EPOCH {
-            return None;
-        }
-        let (fetch, every) = self.wanted()?;
-        if !self.fetch_due(&fetch, every) {
-            return None;
-        }
-        self.mark_asked(fetch.clone());
         self.dirty = true;
-        Some(Effect::Fetch(fetch))
-    }
-
-    /// When the tab on screen next reads again by time alone.
-    pub(super) fn explore_due(&self) -> Option<SystemTime> {
-        let (fetch, every) = self.wanted()?;
-        let e = &self.explore;
-        match fetch {
-            Fetch::Leaderboard(_) => e.leaders.board.next_due(&fetch, every),
-            Fetch::Wallet(_) => e.explorer.read.next_due(&fetch, every),
-            Fetch::Scan { .. } => e.liquidations.scan.next_due(&fetch, every),
-            Fetch::ProtocolHistory { .. } => e.series.history.next_due(&fetch, every),
-            Fetch::CoreBalance(_) => self.fund.core.next_due(&fetch, every),
-        }
     }
 
     /// Fold an answer; one to a request since replaced is dropped.
@@ -450,6 +442,7 @@ mod tests {
 
     use super::*;
     use crate::app::action::{Action, Message};
+    use crate::app::reads::Read;
     use crate::app::state::Mode;
     use crate::protocol::leaderboard::{LeaderRow, LeaderboardPage, LeaderboardSummary, PageInfo};
 
@@ -479,11 +472,15 @@ mod tests {
         }
     }
 
-    fn fetches(effects: Vec<Effect>) -> Vec<Fetch> {
-        effects
+    /// Fold `message`; the pane reads it newly declares (one still declared is not new).
+    fn fetches(app: &mut App, message: Message) -> Vec<Fetch> {
+        let before = app.reads();
+        app.handle(message);
+        app.reads()
             .into_iter()
-            .filter_map(|e| match e {
-                Effect::Fetch(f) => Some(f),
+            .filter(|r| !before.contains(r))
+            .filter_map(|(read, _)| match read {
+                Read::Pane { fetch, .. } => Some(fetch),
                 _ => None,
             })
             .collect()
@@ -492,7 +489,7 @@ mod tests {
     fn app_at(s: u64) -> App {
         let mut app = App::new(Mode::Watch, None);
         app.alerts = None;
-        assert!(fetches(app.handle(Message::Tick(at(s)))).is_empty());
+        assert!(fetches(&mut app, Message::Tick(at(s))).is_empty());
         app
     }
 
@@ -500,24 +497,28 @@ mod tests {
         Fetch::Leaderboard(app.explore.leaders.request())
     }
 
-    /// A hidden pane reads nothing; the one on screen reads once on arrival, then again only
-    /// when its refresh is due, and the wake-up is set for exactly then.
+    /// A hidden pane reads nothing; the one on screen declares its read, every refresh, and
+    /// wakes the loop for nothing (the runtime keeps the read's time).
     #[test]
-    fn only_the_tab_on_screen_reads_and_again_after_its_refresh() {
+    fn only_the_tab_on_screen_reads_at_its_refresh() {
         let mut app = app_at(0);
         assert_eq!(
-            app.explore_due(),
+            app.declared_fetch(),
             None,
             "the trade tab reads nothing of the exchange"
         );
-        let first = fetches(app.handle(Message::Action(Action::Tab(Tab::Leaders))));
+        let first = fetches(&mut app, Message::Action(Action::Tab(Tab::Leaders)));
         assert_eq!(first, vec![board_request(&app)]);
-        assert!(fetches(app.handle(Message::Tick(at(29)))).is_empty());
-        assert_eq!(app.next_wake(), Some(at(0) + LEADERBOARD_REFRESH));
-        assert_eq!(fetches(app.handle(Message::Tick(at(30)))).len(), 1);
+        let declared = app.reads();
+        assert!(
+            declared
+                .iter()
+                .any(|(r, every)| matches!(r, Read::Pane { .. }) && *every == LEADERBOARD_REFRESH)
+        );
+        assert!(fetches(&mut app, Message::Tick(at(29))).is_empty());
+        assert_eq!(app.next_wake(), None);
         app.handle(Message::Action(Action::Tab(Tab::Positions)));
-        assert!(fetches(app.handle(Message::Tick(at(100)))).is_empty());
-        assert_eq!(app.explore_due(), None);
+        assert_eq!(app.declared_fetch(), None);
         assert_eq!(app.next_wake(), None, "nothing hidden keeps the loop awake");
     }
 
@@ -530,7 +531,7 @@ mod tests {
         let Fetch::Leaderboard(old) = board_request(&app) else {
             unreachable!()
         };
-        let now = fetches(app.handle(Message::Action(Action::SortKey)));
+        let now = fetches(&mut app, Message::Action(Action::SortKey));
         assert_eq!(now, vec![board_request(&app)]);
         assert_eq!(app.explore.leaders.sort_key, SortKey::RealizedPnl);
         app.handle(Message::Fetched(
@@ -579,7 +580,7 @@ mod tests {
             app.explore.leaders.cursor, 1,
             "the cursor stops at the last row"
         );
-        let read = fetches(app.handle(Message::Action(Action::Review)));
+        let read = fetches(&mut app, Message::Action(Action::Review));
         let nine = Address::with_last_byte(9);
         assert_eq!(app.tab, Tab::Explorer);
         assert_eq!(app.explore.explorer.wallet, Some(nine));
@@ -615,14 +616,14 @@ mod tests {
     fn the_explorer_field_opens_an_address_or_searches_a_name() {
         let mut app = app_at(0);
         app.handle(Message::Action(Action::Tab(Tab::Explorer)));
-        assert_eq!(app.explore_due(), None, "no wallet yet: nothing to read");
+        assert_eq!(app.declared_fetch(), None, "no wallet yet: nothing to read");
         let typed = |app: &mut App, text: &str| {
             app.handle(Message::Action(Action::Search));
             assert!(app.explore_field().is_some());
             for c in text.chars() {
                 app.handle(Message::Action(Action::Type(c)));
             }
-            fetches(app.handle(Message::Action(Action::Review)))
+            fetches(app, Message::Action(Action::Review))
         };
         let address = "0x00000000000000000000000000000000000000aa";
         let read = typed(&mut app, address);

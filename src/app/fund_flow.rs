@@ -509,7 +509,8 @@ mod tests {
             app.clock,
         ));
         assert!(matches!(app.fund.step, FundStep::Following(_)));
-        let next = app.handle(Message::Stream(
+        let before = app.reads();
+        app.handle(Message::Stream(
             StreamEvent::Synced(Box::new(account(125, 125))),
             app.clock,
         ));
@@ -519,10 +520,17 @@ mod tests {
             Some(("deposit credited: 25 USDC".into(), false))
         );
         // What the HyperCore balance shows moved: it is read again at once.
+        let now = app.reads();
         assert!(
-            next.iter()
-                .any(|e| matches!(e, Effect::Fetch(crate::app::explore::Fetch::CoreBalance(_)))),
-            "{next:?}"
+            now.iter().any(|r| !before.contains(r)
+                && matches!(
+                    &r.0,
+                    crate::app::reads::Read::Pane {
+                        fetch: crate::app::explore::Fetch::CoreBalance(_),
+                        ..
+                    }
+                )),
+            "{now:?}"
         );
     }
 

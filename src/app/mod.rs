@@ -15,6 +15,7 @@ pub mod key_setup;
 pub(crate) mod messages;
 pub(crate) mod notices;
 pub(crate) mod prefill;
+pub mod reads;
 pub(crate) mod report;
 pub(crate) mod settlement;
 pub(crate) mod side;

@@ -184,8 +184,6 @@ pub struct App {
     pub clock: SystemTime,
     /// The oldest mark an open may be reviewed or confirmed against (`[ui] max_mark_age_s`).
     pub max_mark_age: std::time::Duration,
-    /// The chart's last candle request: what, and when.
-    candles_requested: Option<((u32, &'static str), SystemTime)>,
     /// Distance-to-bust alerts; `None` when the config turns them off.
     pub alerts: Option<super::alerts::Alerts>,
     /// Where alert notifications go (decided at start from the config and the terminal).
@@ -204,6 +202,8 @@ pub struct App {
     pub explore: super::explore::Explore,
     /// The relayer's operator notices: logged once, unread until the Protocol tab shows them.
     pub notices: super::notices::Notices,
+    /// How often the market reads are repeated (`[poll]`; see `reads`).
+    pub poll: crate::feed::market::PollRates,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -245,7 +245,6 @@ impl App {
             prefill: None,
             clock: SystemTime::UNIX_EPOCH,
             max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,
-            candles_requested: None,
             ticket: Ticket::default(),
             tab: Tab::Trade,
             position_cursor: 0,
@@ -270,6 +269,7 @@ impl App {
             unanswered: VecDeque::new(),
             explore: Default::default(),
             notices: Default::default(),
+            poll: Default::default(),
         }
     }
 
@@ -660,11 +660,11 @@ impl App {
                 candles,
                 ..
             } => {
-                // An answer to an older request (the market or interval changed since) is
+                // An answer to an older read (the market or interval changed since) is
                 // dropped, so it cannot replace the chart the user is looking at.
                 let current = self
-                    .candles_requested
-                    .is_none_or(|(what, _)| what == (instrument_id, interval));
+                    .ticket_market()
+                    .is_none_or(|(m, _)| (m.id, self.chart_interval) == (instrument_id, interval));
                 if current {
                     changed |= replace(&mut self.candles, (instrument_id, interval, candles));
                 }
@@ -982,8 +982,7 @@ impl App {
         if time_changes.is_some_and(|t| t <= self.clock) {
             self.dirty = true;
         }
-        effects.extend(self.candle_request());
-        effects.extend(self.explore_fetch());
+        self.note_wanted();
         effects.extend(self.check_alerts());
         effects.extend(self.history_unsaved.drain(..).map(Effect::RecordHistory));
         effects
@@ -1023,38 +1022,6 @@ impl App {
             self.dirty = true;
         }
         effects
-    }
-
-    /// When the chart's candles are next due by time (`None`: no chart market yet).
-    pub(super) fn candles_due(&self) -> Option<SystemTime> {
-        self.ticket_market()?;
-        self.candles_requested.map(|(_, at)| at + CANDLE_REFRESH)
-    }
-
-    /// Candles for the chart: when its market or interval changes, and every `CANDLE_REFRESH`.
-    fn candle_request(&mut self) -> Option<super::action::Effect> {
-        let (market, _) = self.ticket_market()?;
-        let want = (market.id, self.chart_interval);
-        let due = match self.candles_requested {
-            Some((what, at)) => {
-                what != want
-                    || self
-                        .clock
-                        .duration_since(at)
-                        .is_ok_and(|age| age >= CANDLE_REFRESH)
-            }
-            None => true,
-        };
-        if !due {
-            return None;
-        }
-        let symbol = market.symbol.clone();
-        self.candles_requested = Some((want, self.clock));
-        Some(super::action::Effect::FetchCandles {
-            instrument_id: want.0,
-            symbol,
-            interval: want.1,
-        })
     }
 
     pub(crate) fn positions(&self) -> &[crate::protocol::account::Position] {

@@ -66,14 +66,12 @@ impl App {
     }
 
     /// When the runtime must next send a `Tick` though nothing else arrives: the screen
-    /// changes with time alone, the chart's candles are due, or an alert's cooldown ends.
+    /// changes with time alone, or an alert's cooldown ends (reads keep their own time).
     /// `None`: nothing but a message or a key can change anything.
     pub fn next_wake(&self) -> Option<SystemTime> {
         let cooldown = self.alerts.as_ref().and_then(|a| a.next_cooldown_end());
         [
             self.next_screen_change(self.clock),
-            self.candles_due(),
-            self.explore_due(),
             self.fund_deadline(),
             cooldown,
         ]

@@ -5,7 +5,7 @@
 //! network is unbounded: the request's headers, the first event and every later one each have the
 //! heartbeat-based quiet timeout (bounds in `limits`).
 
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use alloy_primitives::Address;
 use futures::StreamExt;
@@ -57,13 +57,29 @@ pub fn spawn_account_stream(
     config: StreamConfig,
     events: mpsc::Sender<StreamEvent>,
 ) -> tokio::task::JoinHandle<()> {
+    spawn_stamped_account_stream(http, wallet, config, events, |event, _| event)
+}
+
+/// Run the account stream of `wallet` until the receiver is dropped, each event handed to
+/// `stamp` with the instant it was received, as the caller's own message.
+pub fn spawn_stamped_account_stream<M: Send + 'static>(
+    http: ExchangeHttp,
+    wallet: Address,
+    config: StreamConfig,
+    events: mpsc::Sender<M>,
+    stamp: impl FnMut(StreamEvent, SystemTime) -> M + Send + 'static,
+) -> tokio::task::JoinHandle<()> {
+    let mut events = Sink {
+        tx: events,
+        stamp: Box::new(stamp),
+    };
     tokio::spawn(async move {
         let mut backoff = Backoff::new(config.backoff_base, config.backoff_max);
         // Once the server has named its heartbeat, it bounds the next connections from the
         // request on: a server does not change its interval between two connections.
         let mut heartbeat = config.default_heartbeat;
         loop {
-            let lost = match run_once(&http, wallet, &config, &events, &mut heartbeat).await {
+            let lost = match run_once(&http, wallet, &config, &mut events, &mut heartbeat).await {
                 Ok(()) => return, // the receiver is gone
                 Err(lost) => lost,
             };
@@ -74,16 +90,29 @@ pub fn spawn_account_stream(
             let retry_in = backoff.next(healthy);
             let reason = lost.reason;
             tracing::info!(%wallet, reason, ?retry_in, "account stream reopening");
-            if events
+            if !events
                 .send(StreamEvent::Disconnected { reason, retry_in })
                 .await
-                .is_err()
             {
                 return;
             }
             tokio::time::sleep(retry_in).await;
         }
     })
+}
+
+/// Where the events go: each stamped with when it was received, in the consumer's type.
+struct Sink<M> {
+    tx: mpsc::Sender<M>,
+    stamp: Box<dyn FnMut(StreamEvent, SystemTime) -> M + Send>,
+}
+
+impl<M> Sink<M> {
+    /// Send `event`; `false` when the consumer is gone.
+    async fn send(&mut self, event: StreamEvent) -> bool {
+        let message = (self.stamp)(event, SystemTime::now());
+        self.tx.send(message).await.is_ok()
+    }
 }
 
 /// Reconnect waits: steps doubling from `base` to `max`, each wait drawn from [½, 1] of its
@@ -149,11 +178,11 @@ impl Lost {
 }
 
 /// One connection: `Ok` only when the consumer went away; `Err` to reconnect.
-async fn run_once(
+async fn run_once<M>(
     http: &ExchangeHttp,
     wallet: Address,
     config: &StreamConfig,
-    events: &mpsc::Sender<StreamEvent>,
+    events: &mut Sink<M>,
     heartbeat: &mut Duration,
 ) -> Result<(), Lost> {
     let open_within = config.open_timeout.min(*heartbeat * config.quiet_intervals);
@@ -173,11 +202,11 @@ async fn run_once(
 /// Read one connection's events. Every wait is bounded by the quiet timeout, counted from the
 /// last complete event (or from the headers): bytes that never finish an event do not count as
 /// life, so a trickle cannot hold the stream open.
-async fn follow<S, B, E>(
+async fn follow<S, B, E, M>(
     mut body: S,
     wallet: Address,
     config: &StreamConfig,
-    events: &mpsc::Sender<StreamEvent>,
+    events: &mut Sink<M>,
     heartbeat: &mut Duration,
 ) -> Result<(), Lost>
 where
@@ -263,7 +292,7 @@ where
                 }
                 _ => StreamEvent::Alive, // unknown events are ignored, as SSE clients do
             };
-            if events.send(out).await.is_err() {
+            if !events.send(out).await {
                 return Ok(());
             }
         }
@@ -317,6 +346,13 @@ mod tests {
         assert_eq!(server_heartbeat(0), limits::HEARTBEAT_MIN);
     }
 
+    fn sink(tx: mpsc::Sender<StreamEvent>) -> Sink<StreamEvent> {
+        Sink {
+            tx,
+            stamp: Box::new(|event, _| event),
+        }
+    }
+
     /// `follow` over in-memory bytes, then silence; how long (in paused time) until it gives up.
     /// The snapshot deadline is out of the way: these are about the quiet timeout.
     async fn time_to_give_up(
@@ -354,7 +390,7 @@ mod tests {
         let mut heartbeat = limits::HEARTBEAT_DEFAULT;
         let ended = tokio::time::timeout(
             Duration::from_secs(3600),
-            follow(body, Address::ZERO, config, &tx, &mut heartbeat),
+            follow(body, Address::ZERO, config, &mut sink(tx), &mut heartbeat),
         )
         .await
         .expect("the stream gave up within an hour");
@@ -417,7 +453,7 @@ mod tests {
         let config = StreamConfig::default();
         let lost = tokio::time::timeout(
             Duration::from_secs(3600),
-            follow(body, Address::ZERO, &config, &tx, &mut heartbeat),
+            follow(body, Address::ZERO, &config, &mut sink(tx), &mut heartbeat),
         )
         .await
         .expect("given up within the hour")

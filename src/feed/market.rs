@@ -1,6 +1,6 @@
 //! Market reads as events, each stamped with when it arrived.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use crate::protocol::hyperliquid::Candle;
 use crate::protocol::stats::{RelayerHealth, Summary};
@@ -22,6 +22,49 @@ pub enum Source {
     RecentTrades,
     /// The account stream (fed by the consumer from stream events).
     Account,
+}
+
+/// How often the market reads are repeated (the config file's `[poll]`): the trading state and
+/// the marks at one rate, the protocol summary and the relayer's health at a slower one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PollRates {
+    pub markets: Duration,
+    pub protocol: Duration,
+}
+
+impl Default for PollRates {
+    fn default() -> Self {
+        Self {
+            markets: Duration::from_secs(2),
+            protocol: Duration::from_secs(15),
+        }
+    }
+}
+
+/// A market whose mark is read from Hyperliquid (every market not yet terminal: a terminal
+/// market's frozen mid comes with the trading state). A read of marks, polled or pushed, names
+/// the markets it covers this way.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MarkSource {
+    pub instrument_id: u32,
+    pub symbol: String,
+    pub price_scale: u64,
+}
+
+impl MarkSource {
+    /// The markets of `state` with a live mark.
+    pub fn live(state: &TradingState) -> Vec<Self> {
+        state
+            .instruments
+            .iter()
+            .filter(|m| !m.terminal)
+            .map(|m| Self {
+                instrument_id: m.id,
+                symbol: m.symbol.clone(),
+                price_scale: m.price_scale,
+            })
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -1,18 +1,16 @@
-//! The exploring panes' reads: each `Effect::Fetch` runs as its own task through the bounded
-//! client (time and byte caps, 429 and `Retry-After` honoured) and answers with a `Fetched`.
+//! The exploring panes' reads (`Read::Pane`), each through the bounded client (time and byte caps, 429 and `Retry-After` honoured) and answers with a `Fetched`.
 //! The scan goes through one cache, so turning back to the pane within its life reads nothing;
 //! a wallet's ranks (four scans of the board) are kept [`RANKS_TTL`], while its account is read
 //! on every refresh.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use alloy_primitives::Address;
 
-use tokio::sync::mpsc;
-
 use crate::analytics::leaderboard::PAGE_SIZE;
+use crate::app::Message;
 use crate::app::explore::{Fetch, Fetched, WalletRead};
 use crate::client::ExchangeHttp;
 use crate::client::explorer::{self as reads, scan_leaderboard};
@@ -56,6 +54,7 @@ impl RankCache {
     }
 }
 
+#[derive(Clone)]
 pub(super) struct Reader {
     http: ExchangeHttp,
     scans: Arc<ScanCache>,
@@ -71,14 +70,10 @@ impl Reader {
         }
     }
 
-    pub(super) fn spawn(&self, fetch: Fetch, tx: mpsc::Sender<Fetched>) {
-        let http = self.http.clone();
-        let scans = self.scans.clone();
-        let ranks = self.ranks.clone();
-        tokio::spawn(async move {
-            let answer = read(&http, &scans, &ranks, fetch).await;
-            let _ = tx.send(answer).await;
-        });
+    /// Read `fetch`; its answer, stamped when it came.
+    pub(super) async fn read(&self, fetch: Fetch) -> Message {
+        let answer = read(&self.http, &self.scans, &self.ranks, fetch).await;
+        Message::Fetched(answer, SystemTime::now())
     }
 }
 

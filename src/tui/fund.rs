@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use alloy_primitives::Address;
 use tokio::sync::mpsc;
 
-use crate::app::SubmitReport;
 use crate::app::fund::{CoreSend, FundJob, FundOutcome};
+use crate::app::{Message, SubmitReport};
 use crate::client::ExchangeHttp;
 use crate::client::funding::{
     DepositAudit, DepositCheckError, SpotSendResult, send_deposit, send_withdraw, withdraw_intent,
@@ -42,11 +42,12 @@ impl FundWorker {
         }
     }
 
-    pub fn spawn(&self, job: FundJob, done: mpsc::Sender<FundOutcome>) {
+    /// Carry `job` out as a task; what it came to arrives as `Message::FundDone`.
+    pub fn spawn(&self, job: FundJob, inbox: mpsc::Sender<Message>) {
         let worker = self.clone();
         tokio::spawn(async move {
             let outcome = worker.run(job).await;
-            let _ = done.send(outcome).await;
+            let _ = inbox.send(Message::FundDone(outcome)).await;
         });
     }
 

@@ -9,9 +9,8 @@ use std::sync::{Arc, Mutex};
 use alloy_primitives::Address;
 use tokio::sync::mpsc;
 
-use crate::app::KeyStatus;
-use crate::app::SubmitReport;
 use crate::app::key_setup::{KeyJob, KeyOutcome};
+use crate::app::{KeyStatus, Message, SubmitReport};
 use crate::client::ExchangeHttp;
 use crate::client::session_key::{registration, send_registration};
 use crate::clock::now_unix_s;
@@ -24,19 +23,19 @@ use crate::protocol::eip712::{
 };
 use crate::protocol::order::Deadlines;
 
-use super::submit::record_send;
+use super::submit::{Submitter, record_send};
 
 /// The file an external wallet's typed data is written to, in the data dir.
 pub const TYPED_DATA_FILE: &str = "register-session-key.json";
 
-/// What a job came to, for the loop: the app's outcome, and the signer the loop now signs with
-/// (a new key) or that it must drop (a cleared one).
-pub struct KeyDone {
+/// What a job came to: the app's outcome, and the signer orders are now signed with (a new
+/// key) or that is dropped (a cleared one). The signer goes to the submitter, never the app.
+struct KeyDone {
     pub outcome: KeyOutcome,
     pub signer: SignerChange,
 }
 
-pub enum SignerChange {
+enum SignerChange {
     Keep,
     Use(SessionSigner),
     Drop,
@@ -49,6 +48,8 @@ pub struct KeyWorker {
     owner: Address,
     keys: SessionKeys,
     deadlines: Deadlines,
+    /// Signs the session's orders: told of a new or cleared key before the app is.
+    submitter: Submitter,
     /// The registration whose typed data went to an external wallet, until its signature comes.
     external: Arc<Mutex<Option<RegisterSessionKey>>>,
 }
@@ -60,6 +61,7 @@ impl KeyWorker {
         owner: Address,
         keys: SessionKeys,
         deadlines: Deadlines,
+        submitter: Submitter,
     ) -> Self {
         Self {
             http,
@@ -67,22 +69,25 @@ impl KeyWorker {
             owner,
             keys,
             deadlines,
+            submitter,
             external: Arc::new(Mutex::new(None)),
         }
     }
 
-    pub fn spawn(&self, job: KeyJob, done: mpsc::Sender<KeyDone>) {
+    /// Carry `job` out as a task; what it came to arrives as `Message::KeyDone`.
+    pub fn spawn(&self, job: KeyJob, inbox: mpsc::Sender<Message>) {
         let worker = self.clone();
         tokio::spawn(async move {
-            let result = worker.run(job).await;
-            let done_msg = match result {
-                Ok(d) => d,
-                Err(why) => KeyDone {
-                    outcome: KeyOutcome::Failed(why),
-                    signer: SignerChange::Keep,
-                },
-            };
-            let _ = done.send(done_msg).await;
+            let done = worker.run(job).await.unwrap_or_else(|why| KeyDone {
+                outcome: KeyOutcome::Failed(why),
+                signer: SignerChange::Keep,
+            });
+            match done.signer {
+                SignerChange::Use(key) => worker.submitter.use_key(Some(key)),
+                SignerChange::Drop => worker.submitter.use_key(None),
+                SignerChange::Keep => {}
+            }
+            let _ = inbox.send(Message::KeyDone(done.outcome)).await;
         });
     }
 

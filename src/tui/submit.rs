@@ -1,48 +1,94 @@
 //! Carrying out a confirmed order as a task, so the UI never waits on the network: the one money
 //! path (`client::orders`) signs and sends it once; outcomes arrive through the account stream.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use alloy_primitives::Address;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::app::{SendFate, SubmitReport, Unanswered};
+use crate::app::{Message, SendFate, SubmitReport, Unanswered};
 use crate::client::ExchangeHttp;
 use crate::client::intents::Submission;
 use crate::client::orders::Trader;
 use crate::protocol::eip712::SessionSigner;
 use crate::protocol::order::{Deadlines, Order};
 
-/// Sends confirmed orders as tasks; `None` inside when there is no owner to trade for.
+/// Sends confirmed orders as tasks, signed with the session key this session has now: the key
+/// panel's worker swaps it (a new key, a cleared one) before the app hears of the change, so
+/// the next order is signed with what the screen says.
+#[derive(Clone)]
 pub struct Submitter {
-    trader: Option<Trader>,
+    http: ExchangeHttp,
+    data_dir: PathBuf,
+    owner: Option<Address>,
+    deadlines: Deadlines,
+    signing: Arc<Mutex<Signing>>,
+}
+
+enum Signing {
+    NoKey,
+    NoOwner,
+    Ready(Box<Trader>),
 }
 
 impl Submitter {
     pub fn new(
         http: ExchangeHttp,
-        key: SessionSigner,
+        key: Option<SessionSigner>,
         owner: Option<Address>,
         data_dir: &Path,
         deadlines: Deadlines,
     ) -> Self {
-        Self {
-            trader: owner.map(|o| Trader::new(http, data_dir, key, o, deadlines)),
-        }
+        let submitter = Self {
+            http,
+            data_dir: data_dir.to_path_buf(),
+            owner,
+            deadlines,
+            signing: Arc::new(Mutex::new(Signing::NoKey)),
+        };
+        submitter.use_key(key);
+        submitter
     }
 
-    pub fn spawn(&self, order: Order, what: String, reports: mpsc::Sender<SubmitReport>) {
-        let trader = self.trader.clone();
-        tokio::spawn(async move {
-            let report = match trader {
-                Some(trader) => carry_out(&trader, &order, &what).await,
-                None => SubmitReport {
-                    toasts: vec![("no owner: nothing was signed".into(), true)],
+    /// Sign from now on with `key` (`None`: nothing can be signed).
+    pub fn use_key(&self, key: Option<SessionSigner>) {
+        let signing = match (key, self.owner) {
+            (None, _) => Signing::NoKey,
+            (Some(_), None) => Signing::NoOwner,
+            (Some(key), Some(owner)) => Signing::Ready(Box::new(Trader::new(
+                self.http.clone(),
+                &self.data_dir,
+                key,
+                owner,
+                self.deadlines,
+            ))),
+        };
+        *self.signing.lock().expect("signing lock") = signing;
+    }
+
+    /// Carry `order` out as a task; what it came to arrives as `Message::Submitted`.
+    pub fn spawn(&self, order: Order, what: String, inbox: mpsc::Sender<Message>) {
+        let trader = match &*self.signing.lock().expect("signing lock") {
+            Signing::NoKey => Err("no session key in this session: nothing was signed"),
+            Signing::NoOwner => Err("no owner: nothing was signed"),
+            Signing::Ready(trader) => Ok(Trader::clone(trader)),
+        };
+        let trader = match trader {
+            Ok(trader) => trader,
+            Err(why) => {
+                let report = SubmitReport {
+                    toasts: vec![(why.into(), true)],
                     ..SubmitReport::default()
-                },
-            };
-            let _ = reports.send(report).await;
+                };
+                let _ = inbox.try_send(Message::Submitted(report));
+                return;
+            }
+        };
+        tokio::spawn(async move {
+            let report = carry_out(&trader, &order, &what).await;
+            let _ = inbox.send(Message::Submitted(report)).await;
         });
     }
 }

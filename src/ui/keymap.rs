@@ -2,7 +2,9 @@
 //! open. The help overlay and the hint bar are built from the same live keymap and the same
 //! list of fixed keys, so a key the help does not show does nothing.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 
 use crate::app::{Action, App, Command, Keymap, Tab};
 
@@ -60,6 +62,21 @@ pub(crate) fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
     }
     out.extend(FIXED.iter().map(|(k, h)| (k.to_string(), *h)));
     out
+}
+
+/// Translate a mouse event (captured only with `[ui] mouse`): the wheel moves the cursor, a
+/// click on the tab bar drawn `width` wide switches tabs.
+pub fn mouse_action(app: &App, event: MouseEvent, width: u16) -> Option<Action> {
+    match event.kind {
+        MouseEventKind::ScrollUp => Some(Action::Up),
+        MouseEventKind::ScrollDown => Some(Action::Down),
+        MouseEventKind::Down(MouseButton::Left)
+            if event.row == super::TAB_ROW && app.dialog.is_none() =>
+        {
+            super::tab_at(event.column, width, app.tab).map(Action::Tab)
+        }
+        _ => None,
+    }
 }
 
 /// Translate a key in the current state.

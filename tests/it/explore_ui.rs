@@ -163,20 +163,16 @@ fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     }
 }
 
-/// Answer at `at` the read `effects` ask for.
+/// Answer at `at` the read the tab on screen declares.
 fn answer(
     app: &mut App,
-    effects: Vec<Effect>,
+    _effects: Vec<Effect>,
     at: SystemTime,
     reply: impl FnOnce(&Fetch) -> Fetched,
 ) {
-    let fetch = effects
-        .iter()
-        .find_map(|e| match e {
-            Effect::Fetch(f) => Some(f.clone()),
-            _ => None,
-        })
-        .expect("the tab on screen asks for its read");
+    let fetch = app
+        .declared_fetch()
+        .expect("the tab on screen declares its read");
     app.handle(Message::Fetched(reply(&fetch), at));
 }
 
@@ -374,10 +370,10 @@ fn the_protocol_charts_show_the_interval_and_latest_values() {
     assert!(s.contains("notice [info] Maintenance"), "{s}");
     assert!(!s.contains('\u{1b}'));
     // `c` asks for the daily series at once and says so.
-    let effects = press(&mut app, KeyCode::Char('c'));
-    assert!(
-        effects.contains(&Effect::Fetch(Fetch::ProtocolHistory { interval: "1d" })),
-        "{effects:?}"
+    press(&mut app, KeyCode::Char('c'));
+    assert_eq!(
+        app.declared_fetch(),
+        Some(Fetch::ProtocolHistory { interval: "1d" })
     );
     let s = screen(&app, 80, 24);
     assert!(s.contains("history · 1d intervals"), "{s}");

@@ -709,42 +709,41 @@ fn a_remapped_close_frees_x_and_the_help_says_z() {
     assert!(app.marked.is_empty() && !app.help && app.chart_interval == interval);
 }
 
-/// The app decides when the chart needs candles (its market or interval changed, or they are
-/// 20 s old); the loop only runs the fetch it asks for.
+/// The chart declares the one candles read it needs, for its market and interval, refreshed
+/// every 20 s (the runtime keeps it running while it stays declared and replaces it when it
+/// changes); an answer to a read left behind does not replace what the chart waits for.
 #[test]
-fn candles_are_asked_for_on_change_and_refreshed() {
+fn the_chart_declares_its_candles_and_drops_a_late_answer() {
+    use papertrade_tui::app::reads::Read;
     use papertrade_tui::app::{Action, Message};
     let mut app = fixture(Mode::Demo);
-    let fetches = |effects: Vec<Effect>| -> Vec<(u32, &'static str)> {
-        effects
+    let candles = |app: &App| -> Vec<(u32, &'static str, Duration)> {
+        app.reads()
             .into_iter()
-            .filter_map(|e| match e {
-                Effect::FetchCandles {
+            .filter_map(|(read, every)| match read {
+                Read::Candles {
                     instrument_id,
                     interval,
                     ..
-                } => Some((instrument_id, interval)),
+                } => Some((instrument_id, interval, every)),
                 _ => None,
             })
             .collect()
     };
     let t0 = now();
-    // The first markets to arrive ask for the chart's candles (the fixture's did, 2 s ago).
+    let every = Duration::from_secs(20);
+    // No markets, no chart; the first markets to arrive declare the chart's candles.
     let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
     let mut fresh = App::new(Mode::Demo, None);
-    let first = fresh.handle(Message::Market(MarketEvent::Trading(Box::new(state), t0)));
-    assert_eq!(fetches(first), [(0, "15m")]);
-    assert!(fetches(app.handle(Message::Tick(t0))).is_empty());
-    assert!(fetches(app.handle(Message::Tick(t0 + Duration::from_secs(5)))).is_empty());
-    assert_eq!(
-        fetches(app.handle(Message::Action(Action::ChartInterval))),
-        [(0, "1h")]
-    );
-    assert_eq!(
-        fetches(app.handle(Message::Action(Action::NextMarket))),
-        [(1, "1h")]
-    );
-    // A late answer to the BTC request does not replace what the ETH chart waits for.
+    assert!(candles(&fresh).is_empty());
+    fresh.handle(Message::Market(MarketEvent::Trading(Box::new(state), t0)));
+    assert_eq!(candles(&fresh), [(0, "15m", every)]);
+    assert_eq!(candles(&app), [(0, "15m", every)]);
+    app.handle(Message::Action(Action::ChartInterval));
+    assert_eq!(candles(&app), [(0, "1h", every)]);
+    app.handle(Message::Action(Action::NextMarket));
+    assert_eq!(candles(&app), [(1, "1h", every)]);
+    // A late answer to the BTC read does not replace what the ETH chart waits for.
     app.handle(Message::Market(MarketEvent::Candles {
         instrument_id: 0,
         interval: "1h",
@@ -756,11 +755,17 @@ fn candles_are_asked_for_on_change_and_refreshed() {
         .as_ref()
         .map(|(id, interval, _)| (*id, *interval));
     assert_eq!(shown, Some((0, "15m")), "the stale answer was dropped");
-    assert!(fetches(app.handle(Message::Tick(t0 + Duration::from_secs(19)))).is_empty());
-    assert_eq!(
-        fetches(app.handle(Message::Tick(t0 + Duration::from_secs(25)))),
-        [(1, "1h")]
-    );
+    app.handle(Message::Market(MarketEvent::Candles {
+        instrument_id: 1,
+        interval: "1h",
+        candles: Vec::new(),
+        at: t0,
+    }));
+    let shown = app
+        .candles
+        .as_ref()
+        .map(|(id, interval, _)| (*id, *interval));
+    assert_eq!(shown, Some((1, "1h")));
 }
 
 /// Ctrl or Alt with a command key is not the command: Ctrl-S does not flip the side, Ctrl-X
@@ -1586,8 +1591,7 @@ const SUMMARY: &str = r#"{"ok":true,"source":{"block":"48399240","at":1791862483
 
 /// Time alone redraws only where the screen changes: a message leaving the footer, an age
 /// crossing its stale limit and each second it counts after, whether a tick or any other
-/// message moves the clock past it. In between the app asks to be woken for nothing but what
-/// it needs (the chart's candles).
+/// message moves the clock past it. In between the app asks to be woken for nothing.
 #[test]
 fn time_alone_redraws_only_where_the_screen_changes() {
     let mut app = fixture(Mode::Watch);
@@ -1600,15 +1604,7 @@ fn time_alone_redraws_only_where_the_screen_changes() {
     app.handle(Message::Tick(at(8)));
     assert!(app.dirty, "the message left the footer");
     app.dirty = false;
-    // The chart's candles are due 20 s after they were asked for (2 s before `now`): a fetch,
-    // not a frame.
-    assert_eq!(app.next_wake(), Some(at(18)));
-    let effects = app.handle(Message::Tick(at(18)));
-    assert!(
-        matches!(effects.as_slice(), [Effect::FetchCandles { .. }]),
-        "{effects:?}"
-    );
-    assert!(!app.dirty);
+    // The chart's candles are read again on the runtime's schedule: nothing here wakes for them.
     // The markets polled 2 s before `now` are shown stale once older than 30 s.
     let stale = at(28) + Duration::from_nanos(1);
     assert_eq!(app.next_wake(), Some(stale));
@@ -1626,7 +1622,8 @@ fn time_alone_redraws_only_where_the_screen_changes() {
     app.handle(Message::Tick(at(29)));
     assert!(app.dirty, "31 s");
     assert!(screen(&app, 120, 40).contains("mark STALE: 31s old"));
-    // Fresh data again: the label goes, and the next wake is the candles', not a second.
+    // Fresh data again: the label goes, and the next wake is the chart's candles (2 s before
+    // `now`) turning stale past 20 + 30 s, not a second.
     let state = TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
     app.handle(Message::Market(MarketEvent::Trading(
         Box::new(state),
@@ -1640,7 +1637,7 @@ fn time_alone_redraws_only_where_the_screen_changes() {
         }));
     }
     assert!(!screen(&app, 120, 40).contains("STALE"));
-    assert_eq!(app.next_wake(), Some(at(38)));
+    assert_eq!(app.next_wake(), Some(at(48) + Duration::from_nanos(1)));
 }
 
 /// What counts on the screen wakes the app when it steps: a pending intent's age each second
@@ -1759,7 +1756,8 @@ fn leaders_and_explorer_at_both_sizes() {
     let wallet: alloy_primitives::Address = "0x00000000000000000000000000000000000000b1"
         .parse()
         .unwrap();
-    assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(wallet))));
+    assert!(effects.is_empty());
+    assert_eq!(app.declared_fetch(), Some(Fetch::Wallet(wallet)));
     let mut account: serde_json::Value = serde_json::from_str(SNAPSHOT).unwrap();
     account["address"] = serde_json::json!(format!("{wallet:#x}"));
     account["operations"] = serde_json::json!([[
@@ -1857,7 +1855,8 @@ fn the_explorer_starts_from_the_exchanges_latest_trades() {
         Some(b3),
         "the second row's trader"
     );
-    assert!(effects.contains(&Effect::Fetch(Fetch::Wallet(b3))));
+    assert!(effects.is_empty());
+    assert_eq!(app.declared_fetch(), Some(Fetch::Wallet(b3)));
 }
 
 /// The Fund tab: both balances, the two forms with their route, fee and minimum; a
@@ -1870,13 +1869,8 @@ fn the_fund_tab_shows_both_balances_and_reviews_before_the_owner_signs() {
     use papertrade_tui::protocol::funding::SpotUsdc;
     let mut app = fixture(Mode::Demo);
     let wallet = app.wallet.unwrap();
-    let asked = app.handle(Message::Action(Action::Tab(Tab::Fund)));
-    assert!(
-        asked
-            .iter()
-            .any(|e| matches!(e, Effect::Fetch(Fetch::CoreBalance(w)) if *w == wallet)),
-        "{asked:?}"
-    );
+    app.handle(Message::Action(Action::Tab(Tab::Fund)));
+    assert_eq!(app.declared_fetch(), Some(Fetch::CoreBalance(wallet)));
     app.handle(Message::Fetched(
         Fetched::CoreBalance(
             wallet,
