@@ -136,9 +136,9 @@ fn stored_session_key(
     }
 }
 
-/// Hand the terminal to the UI until the user quits.
+/// Hand the terminal to the UI until the user quits or the process is told to stop.
 pub(crate) async fn launch(setup: Setup) -> Result<(), CliError> {
-    crate::tui::run(setup)
+    crate::tui::run(setup, super::signal::stop_signal())
         .await
         .map_err(|e| CliError::Local(format!("terminal: {e}")))
 }

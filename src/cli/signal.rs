@@ -1,5 +1,5 @@
 //! The one shutdown signal of the long-running commands (`sim`, `demo`, `mcp`,
-//! `positions --follow`).
+//! `positions --follow`, the terminal UI).
 
 /// Ctrl-C or (on Unix) SIGTERM. The handlers are installed when this is called, before a server
 /// says it is ready, so a stop sent right after that line is a clean stop, never the default

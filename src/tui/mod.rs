@@ -92,8 +92,10 @@ impl Screen for Synchronized {
     }
 }
 
-/// Run the UI on the process's terminal until the user quits.
-pub(crate) async fn run(setup: Setup) -> io::Result<()> {
+/// Run the UI on the process's terminal until the user quits or `stop` ends (a SIGTERM from a
+/// service manager or `kill`): either way the terminal is restored, never left in raw mode on
+/// the alternate screen.
+pub(crate) async fn run(setup: Setup, stop: impl Future<Output = ()>) -> io::Result<()> {
     let mouse = setup.mouse;
     // ratatui::init enters the alternate screen, raw mode, and installs a panic hook that
     // restores the terminal before the panic message prints; its terminal is replaced by one
@@ -106,7 +108,10 @@ pub(crate) async fn run(setup: Setup) -> io::Result<()> {
         if mouse {
             execute!(io::stdout(), EnableMouseCapture)?;
         }
-        run_loop(setup, &mut screen, EventStream::new()).await
+        tokio::select! {
+            result = run_loop(setup, &mut screen, EventStream::new()) => result,
+            () = stop => Ok(()),
+        }
     }
     .await;
     if mouse {

@@ -228,3 +228,25 @@ fn a_demo_run_leaves_no_practice_wallet_behind() {
         .collect();
     assert_eq!(left, [live.file_name().unwrap().to_owned()]);
 }
+
+/// A demo in a terminal stopped by SIGTERM (a service manager, `kill`) restores the terminal,
+/// says it stopped and exits 0, as `q` does; before, the signal killed it in raw mode on the
+/// alternate screen.
+#[test]
+fn a_terminal_demo_stops_cleanly_on_sigterm() {
+    let home = tempfile::tempdir().unwrap();
+    let args: Vec<String> = ["demo", "--crowd", "2", "--warmup-hours", "0"]
+        .map(String::from)
+        .to_vec();
+    let term = Pty::spawn(&args, &env(home.path()));
+    term.expect("notional");
+    term.signal("TERM");
+    let end = term.finish(Duration::from_secs(20));
+    assert_eq!(end.status.and_then(|s| s.code()), Some(0), "{}", end.stderr);
+    assert!(
+        end.restored,
+        "left on the alternate screen:\n{}",
+        end.screen
+    );
+    assert!(end.screen.contains("DEMO stopped"), "{}", end.screen);
+}

@@ -103,6 +103,22 @@ impl Pty {
         let _ = self.stdin.flush();
     }
 
+    /// Send the program itself (not the `script` around it) a signal, as `kill -SIGNAL` does.
+    pub fn signal(&self, signal: &str) {
+        let script = self.child.id();
+        let children = std::fs::read_to_string(format!("/proc/{script}/task/{script}/children"))
+            .expect("the program's pid");
+        let pid = children
+            .split_whitespace()
+            .next()
+            .expect("the program runs");
+        let sent = Command::new("kill")
+            .args([&format!("-{signal}"), pid])
+            .status()
+            .unwrap();
+        assert!(sent.success(), "kill -{signal} {pid}");
+    }
+
     /// What the terminal shows now.
     pub fn contents(&self) -> String {
         self.drawn.0.lock().unwrap().parser.screen().contents()
