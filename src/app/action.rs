@@ -21,6 +21,8 @@ pub enum Action {
     FocusMargin,
     NextMarket,
     Leverage(i64),
+    /// The ticket's margin from the queued (owed) balance, or not (`--use-debt` in the CLI).
+    ToggleDebt,
     /// Start typing the ticket's leverage (Enter sets it).
     TypeLeverage,
     /// Start typing a market's name for the ticket (Enter picks it).
@@ -113,6 +115,8 @@ pub enum Command {
     Long,
     Short,
     Margin,
+    /// Take the ticket's margin from the queued balance (debt), or not.
+    UseDebt,
     Market,
     LeverageDown,
     LeverageUp,
@@ -139,10 +143,11 @@ pub enum Command {
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub(crate) const ALL: [Command; 22] = [
+    pub(crate) const ALL: [Command; 23] = [
         Command::Long,
         Command::Short,
         Command::Margin,
+        Command::UseDebt,
         Command::Market,
         Command::PickMarket,
         Command::LeverageDown,
@@ -181,6 +186,7 @@ impl Command {
             Command::Long => 'b',
             Command::Short => 's',
             Command::Margin => '/',
+            Command::UseDebt => 'd',
             Command::Market => 'm',
             Command::LeverageDown => '[',
             Command::LeverageUp => ']',
@@ -208,6 +214,7 @@ impl Command {
             Command::Long => "side: long",
             Command::Short => "side: short",
             Command::Margin => "edit the margin (Esc leaves); Leaders, Explorer: search",
+            Command::UseDebt => "ticket: margin from the queued balance (debt), on / off",
             Command::Market => "next market",
             Command::LeverageDown => "leverage −1",
             Command::LeverageUp => "leverage +1",
@@ -235,6 +242,7 @@ impl Command {
             Command::Long => Action::Side(true),
             Command::Short => Action::Side(false),
             Command::Margin => Action::FocusMargin,
+            Command::UseDebt => Action::ToggleDebt,
             Command::Market => Action::NextMarket,
             Command::LeverageDown => Action::Leverage(-1),
             Command::LeverageUp => Action::Leverage(1),
@@ -368,6 +376,7 @@ mod tests {
                 "long",
                 "short",
                 "margin",
+                "use_debt",
                 "market",
                 "pick_market",
                 "leverage_down",

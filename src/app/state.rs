@@ -334,6 +334,18 @@ impl App {
                     .nudge_leverage(0, self.ticket_leverage_ceiling());
             }
             Action::Leverage(d) => self.ticket.nudge_leverage(d, ceiling),
+            Action::ToggleDebt => {
+                self.ticket.use_debt = !self.ticket.use_debt;
+                // Said, since the ticket may not be on screen: the next open's funds change.
+                self.toast(
+                    if self.ticket.use_debt {
+                        "ticket: the margin comes from the queued balance (debt)"
+                    } else {
+                        "ticket: the margin comes from the available balance"
+                    },
+                    false,
+                );
+            }
             Action::Tab(t) => {
                 self.tab = t;
                 self.pending_focus = false;

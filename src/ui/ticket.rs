@@ -43,7 +43,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             side,
             Span::raw(format!("  {}x", t.leverage)),
         ]),
-        Line::from(format!("margin ${}{cursor}", t.margin_text)),
+        Line::from(format!(
+            "margin ${}{cursor}{}",
+            t.margin_text,
+            if t.use_debt {
+                " from queued (debt)"
+            } else {
+                ""
+            }
+        )),
         leverage_slider(t.leverage, app.ticket_leverage_ceiling()),
     ];
     // A leverage or market being typed: what Enter would set, or why not yet.
@@ -224,6 +232,7 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
                 what: "side",
             },
             Hint::command(app, Command::Margin, "margin"),
+            Hint::command(app, Command::UseDebt, "debt"),
             Hint {
                 key: format!("{} {}", k(Command::Market), k(Command::PickMarket)),
                 what: "mkt",

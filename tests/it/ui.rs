@@ -644,6 +644,7 @@ fn help_lists_the_live_keymap() {
     let expected = [
         ("B S", "side: long / short"),
         ("/", "edit the margin"),
+        ("D", "margin from the queued balance"),
         ("M F", "market: the next one / type a name"),
         ("[ ] { } =", "leverage −1 / +1 / −10 / +10 / type it"),
         ("E", "the message log"),
@@ -2212,4 +2213,62 @@ fn leverage_is_typed_and_a_market_picked_by_name() {
     type_text(&mut app, "z7");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.ticket.leverage, 7);
+}
+
+/// `d` takes the ticket's margin from the queued balance (the CLI's `--use-debt`): the ticket
+/// says so, the review checks the queued balance and its debt room, and the dialog restates it
+/// and signs exactly that. A remap moves it like any command.
+#[test]
+fn the_debt_key_takes_the_margin_from_the_queued_balance() {
+    let mut app = fixture(Mode::Demo);
+    app.ticket.margin_text = "20".into();
+    press(&mut app, KeyCode::Char('d'));
+    assert!(app.ticket.use_debt);
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("margin $20 from queued (debt)"), "{s}");
+    assert!(s.contains("D debt"), "the hint bar names it: {s}");
+    // Nothing queued yet: the review refuses it with the relayer's reason.
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(
+        app.toasts.back().unwrap().text.contains("queued"),
+        "{:?}",
+        app.toasts.back()
+    );
+    // 100 queued, all of it debt room.
+    let mut state = app.account.clone().unwrap();
+    state.queued = 100_000_000_000_000_000_000;
+    state.funds.available_queued = state.queued;
+    state.consumable_debt = state.queued;
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(app.dialog, Some(Dialog::Open { use_debt: true, .. })),
+        "{:?}",
+        app.toasts
+    );
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("from the queued balance"), "{s}");
+    let effects = press(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(
+            &effects[..],
+            [Effect::Submit {
+                order: Order::Open { use_debt: true, .. },
+                ..
+            }]
+        ),
+        "{effects:?}"
+    );
+    // Pressed again, the margin comes from the available balance.
+    press(&mut app, KeyCode::Char('d'));
+    assert!(!app.ticket.use_debt);
+    let overrides = [("use_debt".to_string(), "u".to_string())]
+        .into_iter()
+        .collect();
+    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    press(&mut app, KeyCode::Char('d'));
+    assert!(!app.ticket.use_debt, "d is no longer bound");
+    press(&mut app, KeyCode::Char('u'));
+    assert!(app.ticket.use_debt);
 }
