@@ -749,9 +749,12 @@ impl App {
         });
     }
 
-    /// Sends Pending lists now: no answer (until settled, and not while the queue shows them)
-    /// and refused or unsent ones for a minute.
-    pub(crate) fn unanswered_now(&self) -> impl Iterator<Item = &super::report::Unanswered> {
+    /// Sends Pending lists at `now` (the frame's time): no answer (until settled, and not while
+    /// the queue shows them) and refused or unsent ones for a minute.
+    pub(crate) fn unanswered_at(
+        &self,
+        now: SystemTime,
+    ) -> impl Iterator<Item = &super::report::Unanswered> {
         let queued = |id: &Option<B256>| {
             self.account
                 .as_ref()
@@ -761,8 +764,7 @@ impl App {
             .iter()
             .filter(move |(u, at)| match u.fate {
                 super::report::SendFate::NoAnswer => !queued(&u.intent_id),
-                _ => self
-                    .clock
+                _ => now
                     .duration_since(*at)
                     .is_ok_and(|age| age < super::report::UNANSWERED_FOR),
             })

@@ -1,6 +1,8 @@
 //! The `?` overlay: first what the pane underneath answers to, then every key that does
 //! something, from the live keymap. A key it does not list does nothing.
 
+use std::time::SystemTime;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -18,7 +20,7 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
     ]
 }
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let row = |key: &str, what: &str| {
         Line::from(vec![
             Span::styled(format!("{key:>9}  "), theme.title()),
@@ -26,7 +28,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ])
     };
     // One line of what the pane underneath answers to, then every key.
-    let here: Vec<String> = super::pane_hints(app, super::pane_focus(app))
+    let here: Vec<String> = super::pane_hints(app, super::pane_focus(app), now)
         .into_iter()
         .map(|h| format!("{} {}", h.key, h.what))
         .collect();

@@ -1,6 +1,8 @@
 //! The session-key panel (`g`): the key as the exchange lists it, and the steps that generate,
 //! register, renew or clear it. A passphrase field shows one dot a character, never the text.
 
+use std::time::SystemTime;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
@@ -44,9 +46,9 @@ fn masked(chars: usize) -> String {
     format!("{}▏", "•".repeat(chars.min(40)))
 }
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let Some(panel) = &app.key_panel else { return };
-    let now_s = crate::clock::unix_s(app.clock);
+    let now_s = crate::clock::unix_s(now);
     let mut lines = Vec::new();
     if let Some(owner) = &app.wallet {
         lines.push(Line::from(format!("owner     {owner:#x}")));

@@ -1,5 +1,6 @@
 //! Drawing: a pure function of `App` onto a ratatui frame. Nothing here reads the network or
-//! the clock except through `App` and the `now` it is given.
+//! the clock: every pane, the hint bar and the overlays draw at the one `now` the frame is
+//! given (not at `App::clock`, the time of the last message).
 //!
 //! One file per pane. Each draws from `&App` and lists the commands it answers to
 //! (`commands`), so the hint bar and the `?` overlay show what the focused pane does with the
@@ -143,19 +144,19 @@ fn pane_focus(app: &App) -> Focus {
 
 /// What the keys do now: a dialog's or the help's own keys, else the focused pane's commands
 /// and the ones that work anywhere. The hint bar shows exactly this.
-pub(crate) fn hints(app: &App) -> Vec<Hint> {
+pub(crate) fn hints(app: &App, now: SystemTime) -> Vec<Hint> {
     match focus(app) {
         Focus::Dialog => dialog::commands(app),
         Focus::KeyPanel => key_panel::commands(app),
         Focus::Help => help::commands(app),
         Focus::Log => log::commands(app),
-        pane => pane_hints(app, pane),
+        pane => pane_hints(app, pane, now),
     }
 }
 
-fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
+fn pane_hints(app: &App, pane: Focus, now: SystemTime) -> Vec<Hint> {
     let mut out = match pane {
-        Focus::Ticket => ticket::commands(app),
+        Focus::Ticket => ticket::commands(app, now),
         Focus::Positions => positions::commands(app),
         Focus::Pending => pending::commands(app),
         Focus::History => history::commands(app),
@@ -212,7 +213,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
         }
         Tab::Positions => {
             let pending = app.account.as_ref().map_or(0, |a| a.operations.len())
-                + app.unanswered_now().count();
+                + app.unanswered_at(now).count();
             let pending = u16::try_from(pending).unwrap_or(u16::MAX);
             let [top, bottom] = Layout::vertical([
                 Constraint::Min(5),
@@ -234,9 +235,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     if app.dialog.is_some() {
         dialog::draw(frame, area, app, theme);
     } else if app.key_panel.is_some() {
-        key_panel::draw(frame, area, app, theme);
+        key_panel::draw(frame, area, app, theme, now);
     } else if app.help {
-        help::draw(frame, area, app, theme);
+        help::draw(frame, area, app, theme, now);
     } else if app.show_log {
         log::draw(frame, area, app, theme);
     }

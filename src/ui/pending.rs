@@ -19,7 +19,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         .account
         .as_ref()
         .map_or(&[][..], |a| a.operations.as_slice());
-    let unanswered: Vec<&Unanswered> = app.unanswered_now().collect();
+    let unanswered: Vec<&Unanswered> = app.unanswered_at(now).collect();
     let title = if unanswered.is_empty() {
         format!(" Pending ({}) ", ops.len())
     } else {

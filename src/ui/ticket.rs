@@ -191,7 +191,7 @@ fn leverage_slider(leverage: u32, max: u32) -> Line<'static> {
 }
 
 /// While typing the margin only the field's keys work; otherwise the ticket's commands.
-pub(super) fn commands(app: &App) -> Vec<Hint> {
+pub(super) fn commands(app: &App, now: SystemTime) -> Vec<Hint> {
     match &app.ticket.typing {
         Some(Typing::Leverage(_)) => {
             return vec![
@@ -217,12 +217,10 @@ pub(super) fn commands(app: &App) -> Vec<Hint> {
         ];
     }
     let k = |c| app.keymap.key_of(c);
-    // Without a usable key the fix comes first; the clock is the app's (the last message's).
+    // Without a usable key the fix comes first, at the frame's time as the ticket says it.
+    let now_s = crate::clock::unix_s(now);
     let key_fix = (app.mode.can_trade()
-        && (app.key_gate(crate::clock::unix_s(app.clock)).is_err()
-            || app
-                .key_needs_renewal(crate::clock::unix_s(app.clock))
-                .is_some()))
+        && (app.key_gate(now_s).is_err() || app.key_needs_renewal(now_s).is_some()))
     .then(|| Hint::command(app, Command::SessionKey, "session key"));
     key_fix
         .into_iter()

@@ -2272,3 +2272,30 @@ fn the_debt_key_takes_the_margin_from_the_queued_balance() {
     press(&mut app, KeyCode::Char('u'));
     assert!(app.ticket.use_debt);
 }
+
+/// Every pane draws at the frame's one `now`, not at the time of the last message: 29 min before
+/// the key expires the ticket warns and the hint bar offers the key panel in the same frame, and
+/// the key panel counts from the same time, though no message has come since the fixture's.
+#[test]
+fn every_pane_draws_at_the_frames_time() {
+    use papertrade_tui::ui::{draw, theme::Theme};
+    let mut app = fixture(Mode::Demo);
+    let expiry = UNIX_EPOCH + Duration::from_secs(1_794_285_240);
+    let later = expiry - Duration::from_secs(29 * 60);
+    let at = |app: &App, now: SystemTime| {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        terminal
+            .draw(|f| draw(f, app, &Theme::plain(), now))
+            .unwrap();
+        crate::screen::text(terminal.backend().buffer())
+    };
+    let s = at(&app, later);
+    assert!(s.contains("session key expires in 29 min"), "{s}");
+    let hints = s.lines().last().unwrap();
+    assert!(hints.starts_with("G session key"), "{hints}");
+    app.key_setup.available = true;
+    press(&mut app, KeyCode::Char('g'));
+    let s = at(&app, later);
+    assert!(s.contains("usable for 0h 29m"), "{s}");
+}
