@@ -13,9 +13,29 @@ use crate::feed::intents::Resolution;
 use crate::feed::market::MarketEvent;
 use crate::protocol::order::Order;
 
+/// A key as the terminal sent it, apart from what it means now (`ui::keymap::action` makes
+/// one; `App::update` asks the focused pane what it means).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Enter,
+    Esc,
+    Backspace,
+    Up,
+    Down,
+    Left,
+    Right,
+    Tab,
+    BackTab,
+    PageUp,
+    PageDown,
+}
+
 /// What a key (or a click) asks for. `App::update` applies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
+    /// A key not yet read: the focused pane says what it asks for.
+    Key(Key),
     Quit,
     Side(bool),
     FocusMargin,

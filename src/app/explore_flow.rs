@@ -184,6 +184,7 @@ impl App {
     }
 
     /// The field the keyboard types into on this tab, if one is being typed.
+    #[cfg(test)]
     pub(crate) fn explore_field(&self) -> Option<&Field> {
         let e = &self.explore;
         match self.tab {

@@ -304,7 +304,7 @@ pub async fn run_loop(
             biased;
             event = terminal_events.next() => match event {
                 Some(Ok(Event::Key(key))) if key.kind == KeyEventKind::Press => {
-                    if let Some(a) = action(&app, key) {
+                    if let Some(a) = action(key) {
                         pending.push(Message::Action(a));
                     }
                     draw_now = true;
@@ -314,9 +314,8 @@ pub async fn run_loop(
                     let action = match m.kind {
                         MouseEventKind::ScrollUp => Some(crate::app::Action::Up),
                         MouseEventKind::ScrollDown => Some(crate::app::Action::Down),
-                        MouseEventKind::Down(MouseButton::Left)
-                            if m.row == crate::ui::TAB_ROW && app.dialog.is_none() =>
-                        {
+                        // A dialog open over the tabs ignores the click (its pane decides).
+                        MouseEventKind::Down(MouseButton::Left) if m.row == crate::ui::TAB_ROW => {
                             crate::ui::tab_at(m.column, width, app.tab).map(crate::app::Action::Tab)
                         }
                         _ => None,

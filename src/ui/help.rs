@@ -10,15 +10,8 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::{App, Command};
 
+use super::keymap;
 use super::theme::Theme;
-use super::{Hint, keymap};
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![
-        Hint::fixed("Esc", "close"),
-        Hint::command(app, Command::Help, "close"),
-    ]
-}
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let row = |key: &str, what: &str| {
@@ -28,7 +21,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         ])
     };
     // One line of what the pane underneath answers to, then every key.
-    let here: Vec<String> = super::pane_hints(app, super::pane_focus(app), now)
+    let here: Vec<String> = app
+        .pane_hints(now)
         .into_iter()
         .map(|h| format!("{} {}", h.key, h.what))
         .collect();

@@ -12,26 +12,8 @@ use crate::app::key_setup::{KeyPanel, KeyStep, Waiting};
 use crate::app::{App, KeyState};
 use crate::keys::SESSION_TTL_SECS;
 
+use super::short;
 use super::theme::Theme;
-use super::{Hint, short};
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    let Some(panel) = &app.key_panel else {
-        return Vec::new();
-    };
-    match panel.step {
-        KeyStep::Menu => vec![
-            Hint::fixed("n", "new key"),
-            Hint::fixed("r", "register: keystore"),
-            Hint::fixed("e", "register: external"),
-            Hint::fixed("c", "clear"),
-            Hint::fixed("Esc", "close"),
-        ],
-        KeyStep::ConfirmClear => vec![Hint::fixed("y", "remove"), Hint::fixed("n", "keep")],
-        KeyStep::Working(_) => vec![Hint::fixed("Esc", "close (it carries on)")],
-        _ => vec![Hint::fixed("Enter", "next"), Hint::fixed("Esc", "back")],
-    }
-}
 
 /// Whole days and hours of `secs`, for a person.
 fn span_text(secs: u64) -> String {
