@@ -11,6 +11,7 @@ use crate::protocol::leaderboard::{SortDir, SortKey, Window};
 use crate::protocol::stats::ProtocolHistory;
 
 use super::action::Effect;
+use super::field::TextField;
 use super::explore::{
     CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
     SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
@@ -207,11 +208,10 @@ impl App {
     pub(super) fn explore_action(&mut self, action: &super::action::Action) -> bool {
         use super::action::Action;
         if let Some(field) = self.explore_field_mut() {
+            if TextField::SEARCH.edit(&mut field.text, action) {
+                return true;
+            }
             match action {
-                Action::Type(c) => field.push(*c),
-                Action::Backspace => {
-                    field.text.pop();
-                }
                 Action::Escape => field.typing = false,
                 Action::Confirm | Action::Review => {
                     field.typing = false;

@@ -10,15 +10,12 @@ use crate::protocol::funding::{
 use crate::protocol::units::USDC_TO_WAD;
 
 use super::action::{Action, Effect};
+use super::field::{SecretField, TextField};
 use super::fund::{
     CoreSend, FOLLOW_FOR, Following, FundForm, FundJob, FundOutcome, FundReview, FundStep,
 };
 use super::state::App;
 
-/// The longest keystore path the form takes.
-const PATH_MAX: usize = 4096;
-/// The longest amount typed (8 integer digits, a point, 6 decimals, and room for commas).
-const AMOUNT_MAX: usize = 20;
 
 impl App {
     /// A key on the Fund tab; whether it was one for it.
@@ -36,15 +33,8 @@ impl App {
             (FundStep::Idle, Action::FocusMargin) => self.fund_start_typing(),
             (FundStep::Idle, Action::Review) => self.fund_review(&mut effects),
             (FundStep::Idle, _) => return None,
-            (FundStep::Amount, Action::Type(c)) => {
-                let text = self.fund.text_mut();
-                if (c.is_ascii_digit() || *c == '.' || *c == ',') && text.len() < AMOUNT_MAX {
-                    text.push(*c);
-                }
-                FundStep::Amount
-            }
-            (FundStep::Amount, Action::Backspace) => {
-                self.fund.text_mut().pop();
+            (FundStep::Amount, typed @ (Action::Type(_) | Action::Backspace)) => {
+                TextField::AMOUNT.edit(self.fund.text_mut(), typed);
                 FundStep::Amount
             }
             (FundStep::Amount, Action::Escape) => FundStep::Idle,
@@ -59,14 +49,11 @@ impl App {
                 self.fund.status = Some(("cancelled: nothing was signed".into(), false));
                 FundStep::Idle
             }
-            (FundStep::KeystorePath { review, mut path }, Action::Type(c)) => {
-                if path.len() < PATH_MAX && !c.is_control() {
-                    path.push(*c);
-                }
-                FundStep::KeystorePath { review, path }
-            }
-            (FundStep::KeystorePath { review, mut path }, Action::Backspace) => {
-                path.pop();
+            (
+                FundStep::KeystorePath { review, mut path },
+                typed @ (Action::Type(_) | Action::Backspace),
+            ) => {
+                TextField::LONG.edit(&mut path, typed);
                 FundStep::KeystorePath { review, path }
             }
             (FundStep::KeystorePath { review, path }, Action::Confirm | Action::Review) => {
@@ -88,24 +75,9 @@ impl App {
                     path,
                     mut typing,
                 },
-                Action::Type(c),
+                typed @ (Action::Type(_) | Action::Backspace),
             ) => {
-                typing.push(*c);
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    typing,
-                }
-            }
-            (
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    mut typing,
-                },
-                Action::Backspace,
-            ) => {
-                typing.pop();
+                SecretField::edit(&mut typing, typed);
                 FundStep::OwnerPassphrase {
                     review,
                     path,

@@ -5,12 +5,10 @@
 use crate::keys::{Passphrase, RENEW_WITHIN_SECS};
 
 use super::action::{Command, Effect};
+use super::field::{SecretField, TextField};
 use super::gate::KeyState;
 use super::key_setup::{KeyJob, KeyOutcome, KeyPanel, KeyStep, Waiting};
 use super::state::App;
-
-/// The longest path or signature the panel's text fields take.
-const TEXT_MAX: usize = 4096;
 
 impl App {
     /// The key that opens the panel, as a person writes it.
@@ -104,12 +102,11 @@ impl App {
                 KeyStep::Working(Waiting::Clear)
             }
             (KeyStep::ConfirmClear, Action::Type(_)) => KeyStep::Menu,
-            (KeyStep::NewPassphrase { first, mut typing }, Action::Type(c)) => {
-                typing.push(c);
-                KeyStep::NewPassphrase { first, typing }
-            }
-            (KeyStep::NewPassphrase { first, mut typing }, Action::Backspace) => {
-                typing.pop();
+            (
+                KeyStep::NewPassphrase { first, mut typing },
+                typed @ (Action::Type(_) | Action::Backspace),
+            ) => {
+                SecretField::edit(&mut typing, &typed);
                 KeyStep::NewPassphrase { first, typing }
             }
             (KeyStep::NewPassphrase { first, typing }, Action::Confirm) => match first {
@@ -135,14 +132,8 @@ impl App {
                     }
                 }
             },
-            (KeyStep::KeystorePath { mut path }, Action::Type(c)) => {
-                if path.len() < TEXT_MAX && !c.is_control() {
-                    path.push(c);
-                }
-                KeyStep::KeystorePath { path }
-            }
-            (KeyStep::KeystorePath { mut path }, Action::Backspace) => {
-                path.pop();
+            (KeyStep::KeystorePath { mut path }, typed @ (Action::Type(_) | Action::Backspace)) => {
+                TextField::LONG.edit(&mut path, &typed);
                 KeyStep::KeystorePath { path }
             }
             (KeyStep::KeystorePath { path }, Action::Confirm) if path.trim().is_empty() => {
@@ -156,12 +147,11 @@ impl App {
                     typing: Passphrase::typing(),
                 }
             }
-            (KeyStep::OwnerPassphrase { path, mut typing }, Action::Type(c)) => {
-                typing.push(c);
-                KeyStep::OwnerPassphrase { path, typing }
-            }
-            (KeyStep::OwnerPassphrase { path, mut typing }, Action::Backspace) => {
-                typing.pop();
+            (
+                KeyStep::OwnerPassphrase { path, mut typing },
+                typed @ (Action::Type(_) | Action::Backspace),
+            ) => {
+                SecretField::edit(&mut typing, &typed);
                 KeyStep::OwnerPassphrase { path, typing }
             }
             (KeyStep::OwnerPassphrase { path, typing }, Action::Confirm) => {
@@ -176,14 +166,8 @@ impl App {
                     KeyStep::Working(Waiting::Keystore)
                 }
             }
-            (KeyStep::Signature { mut text }, Action::Type(c)) => {
-                if text.len() < TEXT_MAX && !c.is_control() {
-                    text.push(c);
-                }
-                KeyStep::Signature { text }
-            }
-            (KeyStep::Signature { mut text }, Action::Backspace) => {
-                text.pop();
+            (KeyStep::Signature { mut text }, typed @ (Action::Type(_) | Action::Backspace)) => {
+                TextField::LONG.edit(&mut text, &typed);
                 KeyStep::Signature { text }
             }
             (KeyStep::Signature { text }, Action::Confirm) => {
