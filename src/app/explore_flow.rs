@@ -11,11 +11,11 @@ use crate::protocol::leaderboard::{SortDir, SortKey, Window};
 use crate::protocol::stats::ProtocolHistory;
 
 use super::action::Effect;
-use super::field::TextField;
 use super::explore::{
     CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
     SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
 };
+use super::field::TextField;
 use super::state::App;
 use super::tab::Tab;
 

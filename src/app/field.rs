@@ -2,7 +2,8 @@
 //! and how many, and edits its text on a key; a [`SecretField`] does the same for a passphrase,
 //! which lives only in its `Passphrase` (never copied, never shown). The explorer's search, the
 //! Fund tab's amount, a keystore path, a pasted signature and every passphrase are typed
-//! through these, so Backspace and the limits work alike on every pane.
+//! through these, so Backspace and the limits work alike on every pane. The owner's keystore is
+//! unlocked one way too ([`OwnerUnlock`]), wherever the owner signs.
 
 use crate::keys::Passphrase;
 
@@ -81,6 +82,72 @@ impl SecretField {
     }
 }
 
+pub use super::key_setup::OwnerUnlock;
+
+/// What a key did to an [`OwnerUnlock`].
+#[derive(Debug)]
+pub(crate) enum Unlock {
+    /// Still typing (or a key the step does not take).
+    Typing,
+    /// Enter on an empty field: why nothing moved.
+    Refused(&'static str),
+    /// Esc: back to the step before (the typed passphrase goes with it).
+    Back,
+    /// Both typed: sign with these.
+    Done {
+        path: String,
+        passphrase: Passphrase,
+    },
+}
+
+impl OwnerUnlock {
+    /// Start at the path, filled with the one last typed.
+    pub(crate) fn start(last_path: &str) -> Self {
+        OwnerUnlock::Path(last_path.to_string())
+    }
+
+    /// Apply a key; a path confirmed is kept in `last_path` (a path, never a secret).
+    pub(crate) fn update(&mut self, action: &Action, last_path: &mut String) -> Unlock {
+        let enter = matches!(action, Action::Confirm | Action::Review);
+        match self {
+            OwnerUnlock::Path(path) => {
+                if TextField::LONG.edit(path, action) {
+                    Unlock::Typing
+                } else if *action == Action::Escape {
+                    Unlock::Back
+                } else if enter && path.trim().is_empty() {
+                    Unlock::Refused("type the owner keystore file's path")
+                } else if enter {
+                    *last_path = path.trim().to_string();
+                    *self = OwnerUnlock::Passphrase {
+                        path: last_path.clone(),
+                        typing: Passphrase::typing(),
+                    };
+                    Unlock::Typing
+                } else {
+                    Unlock::Typing
+                }
+            }
+            OwnerUnlock::Passphrase { path, typing } => {
+                if SecretField::edit(typing, action) {
+                    Unlock::Typing
+                } else if *action == Action::Escape {
+                    Unlock::Back
+                } else if enter && typing.is_empty() {
+                    Unlock::Refused("the passphrase is empty")
+                } else if enter {
+                    Unlock::Done {
+                        path: path.clone(),
+                        passphrase: std::mem::replace(typing, Passphrase::typing()),
+                    }
+                } else {
+                    Unlock::Typing
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +171,39 @@ mod tests {
         }
         SecretField::edit(&mut secret, &Action::Backspace);
         assert_eq!(secret.chars(), 6);
+    }
+
+    #[test]
+    fn the_owner_unlock_takes_a_path_then_a_passphrase_and_refuses_empty_ones() {
+        let mut last = String::new();
+        let mut unlock = OwnerUnlock::start("");
+        assert!(matches!(
+            unlock.update(&Action::Confirm, &mut last),
+            Unlock::Refused(why) if why.contains("path")
+        ));
+        for c in "/k.json".chars() {
+            unlock.update(&Action::Type(c), &mut last);
+        }
+        assert!(matches!(
+            unlock.update(&Action::Review, &mut last),
+            Unlock::Typing
+        ));
+        assert_eq!(last, "/k.json");
+        assert!(matches!(
+            unlock.update(&Action::Confirm, &mut last),
+            Unlock::Refused("the passphrase is empty")
+        ));
+        unlock.update(&Action::Type('p'), &mut last);
+        match unlock.update(&Action::Confirm, &mut last) {
+            Unlock::Done { path, passphrase } => {
+                assert_eq!(path, "/k.json");
+                assert_eq!(passphrase.chars(), 1);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            unlock.update(&Action::Escape, &mut last),
+            Unlock::Back
+        ));
     }
 }

@@ -5,7 +5,7 @@
 use crate::keys::{Passphrase, RENEW_WITHIN_SECS};
 
 use super::action::{Command, Effect};
-use super::field::{SecretField, TextField};
+use super::field::{OwnerUnlock, SecretField, TextField, Unlock};
 use super::gate::KeyState;
 use super::key_setup::{KeyJob, KeyOutcome, KeyPanel, KeyStep, Waiting};
 use super::state::App;
@@ -87,9 +87,7 @@ impl App {
                     panel.status = Some(("no session key yet: n generates one".into(), true));
                     KeyStep::Menu
                 }
-                'r' => KeyStep::KeystorePath {
-                    path: self.owner_keystore_path.clone(),
-                },
+                'r' => KeyStep::Owner(OwnerUnlock::start(&self.owner_keystore_path)),
                 'e' => {
                     job = Some(KeyJob::PrepareExternal);
                     KeyStep::Working(Waiting::TypedData)
@@ -132,38 +130,18 @@ impl App {
                     }
                 }
             },
-            (KeyStep::KeystorePath { mut path }, typed @ (Action::Type(_) | Action::Backspace)) => {
-                TextField::LONG.edit(&mut path, &typed);
-                KeyStep::KeystorePath { path }
-            }
-            (KeyStep::KeystorePath { path }, Action::Confirm) if path.trim().is_empty() => {
-                panel.status = Some(("type the owner keystore file's path".into(), true));
-                KeyStep::KeystorePath { path }
-            }
-            (KeyStep::KeystorePath { path }, Action::Confirm) => {
-                self.owner_keystore_path = path.trim().to_string();
-                KeyStep::OwnerPassphrase {
-                    path: path.trim().to_string(),
-                    typing: Passphrase::typing(),
-                }
-            }
-            (
-                KeyStep::OwnerPassphrase { path, mut typing },
-                typed @ (Action::Type(_) | Action::Backspace),
-            ) => {
-                SecretField::edit(&mut typing, &typed);
-                KeyStep::OwnerPassphrase { path, typing }
-            }
-            (KeyStep::OwnerPassphrase { path, typing }, Action::Confirm) => {
-                if typing.is_empty() {
-                    panel.status = Some(("the passphrase is empty".into(), true));
-                    KeyStep::OwnerPassphrase { path, typing }
-                } else {
-                    job = Some(KeyJob::RegisterWithKeystore {
-                        path,
-                        passphrase: typing,
-                    });
-                    KeyStep::Working(Waiting::Keystore)
+            (KeyStep::Owner(mut unlock), action) => {
+                match unlock.update(&action, &mut self.owner_keystore_path) {
+                    Unlock::Typing => KeyStep::Owner(unlock),
+                    Unlock::Refused(why) => {
+                        panel.status = Some((why.into(), true));
+                        KeyStep::Owner(unlock)
+                    }
+                    Unlock::Back => KeyStep::Menu,
+                    Unlock::Done { path, passphrase } => {
+                        job = Some(KeyJob::RegisterWithKeystore { path, passphrase });
+                        KeyStep::Working(Waiting::Keystore)
+                    }
                 }
             }
             (KeyStep::Signature { mut text }, typed @ (Action::Type(_) | Action::Backspace)) => {
@@ -337,7 +315,7 @@ mod tests {
         press(&mut app, Action::KeySetup);
         type_text(&mut app, "r");
         match &app.key_panel.as_ref().unwrap().step {
-            KeyStep::KeystorePath { path } => assert_eq!(path, "/tmp/owner.json"),
+            KeyStep::Owner(OwnerUnlock::Path(path)) => assert_eq!(path, "/tmp/owner.json"),
             other => panic!("{other:?}"),
         }
     }

@@ -5,7 +5,7 @@ pub(crate) mod action;
 pub mod alerts;
 pub mod explore;
 pub(crate) mod explore_flow;
-pub(crate) mod field;
+pub mod field;
 pub(crate) mod freshness;
 pub mod fund;
 pub(crate) mod fund_flow;

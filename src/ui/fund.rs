@@ -8,6 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::app::App;
+use crate::app::field::OwnerUnlock;
 use crate::app::fund::{FundForm, FundStep};
 use crate::protocol::eip712::MIN_WITHDRAW_USDC;
 use crate::protocol::funding::{ACTIVATION_FEE_USDC, MIN_DEPOSIT_USDC, usdc_text};
@@ -164,11 +165,17 @@ fn draw_forms(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 theme.badge(),
             ));
         }
-        FundStep::KeystorePath { review, path } => {
+        FundStep::Owner {
+            review,
+            unlock: OwnerUnlock::Path(path),
+        } => {
             lines.push(Line::from(review.lines[0].clone()));
             lines.push(Line::from(format!("owner keystore file: {path}▏")));
         }
-        FundStep::OwnerPassphrase { review, typing, .. } => {
+        FundStep::Owner {
+            review,
+            unlock: OwnerUnlock::Passphrase { typing, .. },
+        } => {
             lines.push(Line::from(review.lines[0].clone()));
             lines.push(Line::from(format!(
                 "owner keystore passphrase: {}▏",

@@ -8,6 +8,7 @@ use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::field::OwnerUnlock;
 use crate::app::key_setup::{KeyPanel, KeyStep, Waiting};
 use crate::app::{App, KeyState};
 use crate::keys::SESSION_TTL_SECS;
@@ -146,7 +147,7 @@ fn step_lines(lines: &mut Vec<Line<'static>>, panel: &KeyPanel, app: &App, theme
                 masked(typing.chars())
             )));
         }
-        KeyStep::KeystorePath { path } => {
+        KeyStep::Owner(OwnerUnlock::Path(path)) => {
             lines.push(Line::from(
                 "The owner's Web3 Secret Storage keystore file (made by `papertrade-tui key \
                  owner-new`, Foundry or geth):",
@@ -156,7 +157,7 @@ fn step_lines(lines: &mut Vec<Line<'static>>, panel: &KeyPanel, app: &App, theme
                 crate::text::sanitize_line(path, 200)
             )));
         }
-        KeyStep::OwnerPassphrase { path, typing } => {
+        KeyStep::Owner(OwnerUnlock::Passphrase { path, typing }) => {
             lines.push(Line::from(format!(
                 "Enter signs RegisterSessionKey with {}: key {key} for the owner, {days} days \
                  from now, zero fee address; and sends it once.",

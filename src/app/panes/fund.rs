@@ -29,7 +29,7 @@ impl Pane for Fund {
                 Hint::fixed("Esc", "leave the field"),
             ],
             FundStep::Review(_) => vec![Hint::fixed("y", "sign"), Hint::fixed("n", "cancel")],
-            FundStep::KeystorePath { .. } | FundStep::OwnerPassphrase { .. } => {
+            FundStep::Owner { .. } => {
                 vec![Hint::fixed("Enter", "next"), Hint::fixed("Esc", "back")]
             }
             FundStep::Following(_) => vec![Hint::fixed("Esc", "stop waiting here")],
