@@ -11,14 +11,36 @@ use crate::feed::intents::Resolution;
 use crate::feed::market::MarketEvent;
 use crate::protocol::order::Order;
 
+/// A key as the terminal sent it, apart from what it means now (`ui::keymap::action` makes
+/// one; `App::update` asks the focused pane what it means).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Enter,
+    Esc,
+    Backspace,
+    Up,
+    Down,
+    Left,
+    Right,
+    Tab,
+    BackTab,
+    PageUp,
+    PageDown,
+}
+
 /// What a key (or a click) asks for. `App::update` applies it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
+    /// A key not yet read: the focused pane says what it asks for.
+    Key(Key),
     Quit,
     Side(bool),
     FocusMargin,
     NextMarket,
     Leverage(i64),
+    /// The ticket's margin from the queued (owed) balance, or not (`--use-debt` in the CLI).
+    ToggleDebt,
     /// Start typing the ticket's leverage (Enter sets it).
     TypeLeverage,
     /// Start typing a market's name for the ticket (Enter picks it).
@@ -106,6 +128,7 @@ impl Command {
             Command::Long => Action::Side(true),
             Command::Short => Action::Side(false),
             Command::Margin => Action::FocusMargin,
+            Command::UseDebt => Action::ToggleDebt,
             Command::Market => Action::NextMarket,
             Command::LeverageDown => Action::Leverage(-1),
             Command::LeverageUp => Action::Leverage(1),

@@ -131,17 +131,6 @@ pub struct Field {
     pub typing: bool,
 }
 
-/// Longest search or address typed.
-const FIELD_MAX: usize = 66;
-
-impl Field {
-    pub(super) fn push(&mut self, c: char) {
-        if !c.is_control() && self.text.chars().count() < FIELD_MAX {
-            self.text.push(c);
-        }
-    }
-}
-
 /// The Leaders tab.
 #[derive(Debug, Clone)]
 pub struct LeadersPane {

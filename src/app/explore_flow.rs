@@ -14,6 +14,7 @@ use super::explore::{
     CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
     SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
 };
+use super::field::TextField;
 use super::state::App;
 use super::tab::Tab;
 
@@ -176,6 +177,7 @@ impl App {
     }
 
     /// The field the keyboard types into on this tab, if one is being typed.
+    #[cfg(test)]
     pub(crate) fn explore_field(&self) -> Option<&Field> {
         let e = &self.explore;
         match self.tab {
@@ -198,11 +200,10 @@ impl App {
     pub(super) fn explore_action(&mut self, action: &super::action::Action) -> bool {
         use super::action::Action;
         if let Some(field) = self.explore_field_mut() {
+            if TextField::SEARCH.edit(&mut field.text, action) {
+                return true;
+            }
             match action {
-                Action::Type(c) => field.push(*c),
-                Action::Backspace => {
-                    field.text.pop();
-                }
                 Action::Escape => field.typing = false,
                 Action::Confirm | Action::Review => {
                     field.typing = false;

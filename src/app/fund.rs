@@ -70,14 +70,10 @@ pub enum FundStep {
     /// A deposit's reads (proxy, its verification, balances) in flight.
     Checking,
     Review(FundReview),
-    KeystorePath {
+    /// The owner's keystore: its path, then its passphrase.
+    Owner {
         review: FundReview,
-        path: String,
-    },
-    OwnerPassphrase {
-        review: FundReview,
-        path: String,
-        typing: Passphrase,
+        unlock: super::key_setup::OwnerUnlock,
     },
     /// Signed and being sent, once.
     Sending(FundReview),
@@ -157,10 +153,7 @@ impl FundPane {
     pub fn takes_text(&self) -> bool {
         matches!(
             self.step,
-            FundStep::Amount
-                | FundStep::Review(_)
-                | FundStep::KeystorePath { .. }
-                | FundStep::OwnerPassphrase { .. }
+            FundStep::Amount | FundStep::Review(_) | FundStep::Owner { .. }
         )
     }
 

@@ -3,22 +3,17 @@
 
 use std::time::SystemTime;
 
-use crate::keys::Passphrase;
 use crate::protocol::funding::{
     CORE_WEI_PER_USDC_UNIT, MIN_DEPOSIT_USDC, parse_usdc, plan_withdraw, usdc_text,
 };
 use crate::protocol::units::USDC_TO_WAD;
 
 use super::action::{Action, Effect};
+use super::field::{OwnerUnlock, TextField, Unlock};
 use super::fund::{
     CoreSend, FOLLOW_FOR, Following, FundForm, FundJob, FundOutcome, FundReview, FundStep,
 };
 use super::state::App;
-
-/// The longest keystore path the form takes.
-const PATH_MAX: usize = 4096;
-/// The longest amount typed (8 integer digits, a point, 6 decimals, and room for commas).
-const AMOUNT_MAX: usize = 20;
 
 impl App {
     /// A key on the Fund tab; whether it was one for it.
@@ -36,118 +31,48 @@ impl App {
             (FundStep::Idle, Action::FocusMargin) => self.fund_start_typing(),
             (FundStep::Idle, Action::Review) => self.fund_review(&mut effects),
             (FundStep::Idle, _) => return None,
-            (FundStep::Amount, Action::Type(c)) => {
-                let text = self.fund.text_mut();
-                if (c.is_ascii_digit() || *c == '.' || *c == ',') && text.len() < AMOUNT_MAX {
-                    text.push(*c);
-                }
-                FundStep::Amount
-            }
-            (FundStep::Amount, Action::Backspace) => {
-                self.fund.text_mut().pop();
+            (FundStep::Amount, typed @ (Action::Type(_) | Action::Backspace)) => {
+                TextField::AMOUNT.edit(self.fund.text_mut(), typed);
                 FundStep::Amount
             }
             (FundStep::Amount, Action::Escape) => FundStep::Idle,
             (FundStep::Amount, Action::Review | Action::Confirm) => self.fund_review(&mut effects),
             (FundStep::Review(review), Action::Type('y' | 'Y') | Action::Confirm) => {
-                FundStep::KeystorePath {
+                FundStep::Owner {
                     review,
-                    path: self.owner_keystore_path.clone(),
+                    unlock: OwnerUnlock::start(&self.owner_keystore_path),
                 }
             }
             (FundStep::Review(_), Action::Type(_) | Action::Escape) => {
                 self.fund.status = Some(("cancelled: nothing was signed".into(), false));
                 FundStep::Idle
             }
-            (FundStep::KeystorePath { review, mut path }, Action::Type(c)) => {
-                if path.len() < PATH_MAX && !c.is_control() {
-                    path.push(*c);
-                }
-                FundStep::KeystorePath { review, path }
-            }
-            (FundStep::KeystorePath { review, mut path }, Action::Backspace) => {
-                path.pop();
-                FundStep::KeystorePath { review, path }
-            }
-            (FundStep::KeystorePath { review, path }, Action::Confirm | Action::Review) => {
-                if path.trim().is_empty() {
-                    self.fund.status = Some(("type the owner keystore file's path".into(), true));
-                    FundStep::KeystorePath { review, path }
-                } else {
-                    self.owner_keystore_path = path.trim().to_string();
-                    FundStep::OwnerPassphrase {
-                        review,
-                        path: path.trim().to_string(),
-                        typing: Passphrase::typing(),
+            (FundStep::Owner { review, mut unlock }, action) => {
+                match unlock.update(action, &mut self.owner_keystore_path) {
+                    Unlock::Typing => FundStep::Owner { review, unlock },
+                    Unlock::Refused(why) => {
+                        self.fund.status = Some((why.into(), true));
+                        FundStep::Owner { review, unlock }
+                    }
+                    // Esc drops the path or passphrase (the typed passphrase is wiped).
+                    Unlock::Back => FundStep::Review(review),
+                    Unlock::Done { path, passphrase } => {
+                        self.fund.status = None;
+                        effects.push(Effect::Fund(match review.plan {
+                            Some(plan) => FundJob::Deposit {
+                                plan,
+                                path,
+                                passphrase,
+                            },
+                            None => FundJob::Withdraw {
+                                amount: review.amount,
+                                path,
+                                passphrase,
+                            },
+                        }));
+                        FundStep::Sending(review)
                     }
                 }
-            }
-            (
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    mut typing,
-                },
-                Action::Type(c),
-            ) => {
-                typing.push(*c);
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    typing,
-                }
-            }
-            (
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    mut typing,
-                },
-                Action::Backspace,
-            ) => {
-                typing.pop();
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    typing,
-                }
-            }
-            (
-                FundStep::OwnerPassphrase {
-                    review,
-                    path,
-                    typing,
-                },
-                Action::Confirm | Action::Review,
-            ) => {
-                if typing.is_empty() {
-                    self.fund.status = Some(("the passphrase is empty".into(), true));
-                    FundStep::OwnerPassphrase {
-                        review,
-                        path,
-                        typing,
-                    }
-                } else {
-                    self.fund.status = None;
-                    effects.push(Effect::Fund(match review.plan {
-                        Some(plan) => FundJob::Deposit {
-                            plan,
-                            path,
-                            passphrase: typing,
-                        },
-                        None => FundJob::Withdraw {
-                            amount: review.amount,
-                            path,
-                            passphrase: typing,
-                        },
-                    }));
-                    FundStep::Sending(review)
-                }
-            }
-            // Esc on a path or passphrase drops it (the typed passphrase is wiped) and goes back.
-            (FundStep::KeystorePath { review, .. }, Action::Escape)
-            | (FundStep::OwnerPassphrase { review, .. }, Action::Escape) => {
-                FundStep::Review(review)
             }
             // Reads and sends run to their answer; a move on its way is followed to its end.
             (step @ (FundStep::Checking | FundStep::Sending(_)), _) => {

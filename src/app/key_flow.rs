@@ -5,12 +5,10 @@
 use crate::keys::{Passphrase, RENEW_WITHIN_SECS};
 
 use super::action::{Command, Effect};
+use super::field::{OwnerUnlock, SecretField, TextField, Unlock};
 use super::gate::KeyState;
 use super::key_setup::{KeyJob, KeyOutcome, KeyPanel, KeyStep, Waiting};
 use super::state::App;
-
-/// The longest path or signature the panel's text fields take.
-const TEXT_MAX: usize = 4096;
 
 impl App {
     /// The key that opens the panel, as a person writes it.
@@ -89,9 +87,7 @@ impl App {
                     panel.status = Some(("no session key yet: n generates one".into(), true));
                     KeyStep::Menu
                 }
-                'r' => KeyStep::KeystorePath {
-                    path: self.owner_keystore_path.clone(),
-                },
+                'r' => KeyStep::Owner(OwnerUnlock::start(&self.owner_keystore_path)),
                 'e' => {
                     job = Some(KeyJob::PrepareExternal);
                     KeyStep::Working(Waiting::TypedData)
@@ -104,12 +100,11 @@ impl App {
                 KeyStep::Working(Waiting::Clear)
             }
             (KeyStep::ConfirmClear, Action::Type(_)) => KeyStep::Menu,
-            (KeyStep::NewPassphrase { first, mut typing }, Action::Type(c)) => {
-                typing.push(c);
-                KeyStep::NewPassphrase { first, typing }
-            }
-            (KeyStep::NewPassphrase { first, mut typing }, Action::Backspace) => {
-                typing.pop();
+            (
+                KeyStep::NewPassphrase { first, mut typing },
+                typed @ (Action::Type(_) | Action::Backspace),
+            ) => {
+                SecretField::edit(&mut typing, &typed);
                 KeyStep::NewPassphrase { first, typing }
             }
             (KeyStep::NewPassphrase { first, typing }, Action::Confirm) => match first {
@@ -135,55 +130,22 @@ impl App {
                     }
                 }
             },
-            (KeyStep::KeystorePath { mut path }, Action::Type(c)) => {
-                if path.len() < TEXT_MAX && !c.is_control() {
-                    path.push(c);
-                }
-                KeyStep::KeystorePath { path }
-            }
-            (KeyStep::KeystorePath { mut path }, Action::Backspace) => {
-                path.pop();
-                KeyStep::KeystorePath { path }
-            }
-            (KeyStep::KeystorePath { path }, Action::Confirm) if path.trim().is_empty() => {
-                panel.status = Some(("type the owner keystore file's path".into(), true));
-                KeyStep::KeystorePath { path }
-            }
-            (KeyStep::KeystorePath { path }, Action::Confirm) => {
-                self.owner_keystore_path = path.trim().to_string();
-                KeyStep::OwnerPassphrase {
-                    path: path.trim().to_string(),
-                    typing: Passphrase::typing(),
+            (KeyStep::Owner(mut unlock), action) => {
+                match unlock.update(&action, &mut self.owner_keystore_path) {
+                    Unlock::Typing => KeyStep::Owner(unlock),
+                    Unlock::Refused(why) => {
+                        panel.status = Some((why.into(), true));
+                        KeyStep::Owner(unlock)
+                    }
+                    Unlock::Back => KeyStep::Menu,
+                    Unlock::Done { path, passphrase } => {
+                        job = Some(KeyJob::RegisterWithKeystore { path, passphrase });
+                        KeyStep::Working(Waiting::Keystore)
+                    }
                 }
             }
-            (KeyStep::OwnerPassphrase { path, mut typing }, Action::Type(c)) => {
-                typing.push(c);
-                KeyStep::OwnerPassphrase { path, typing }
-            }
-            (KeyStep::OwnerPassphrase { path, mut typing }, Action::Backspace) => {
-                typing.pop();
-                KeyStep::OwnerPassphrase { path, typing }
-            }
-            (KeyStep::OwnerPassphrase { path, typing }, Action::Confirm) => {
-                if typing.is_empty() {
-                    panel.status = Some(("the passphrase is empty".into(), true));
-                    KeyStep::OwnerPassphrase { path, typing }
-                } else {
-                    job = Some(KeyJob::RegisterWithKeystore {
-                        path,
-                        passphrase: typing,
-                    });
-                    KeyStep::Working(Waiting::Keystore)
-                }
-            }
-            (KeyStep::Signature { mut text }, Action::Type(c)) => {
-                if text.len() < TEXT_MAX && !c.is_control() {
-                    text.push(c);
-                }
-                KeyStep::Signature { text }
-            }
-            (KeyStep::Signature { mut text }, Action::Backspace) => {
-                text.pop();
+            (KeyStep::Signature { mut text }, typed @ (Action::Type(_) | Action::Backspace)) => {
+                TextField::LONG.edit(&mut text, &typed);
                 KeyStep::Signature { text }
             }
             (KeyStep::Signature { text }, Action::Confirm) => {
@@ -353,7 +315,7 @@ mod tests {
         press(&mut app, Action::KeySetup);
         type_text(&mut app, "r");
         match &app.key_panel.as_ref().unwrap().step {
-            KeyStep::KeystorePath { path } => assert_eq!(path, "/tmp/owner.json"),
+            KeyStep::Owner(OwnerUnlock::Path(path)) => assert_eq!(path, "/tmp/owner.json"),
             other => panic!("{other:?}"),
         }
     }

@@ -79,6 +79,15 @@ pub enum Waiting {
     Clear,
 }
 
+/// The owner's keystore unlocked in two steps, the same for the key panel's registration and
+/// the Fund tab's deposit and withdrawal: its path (the last one typed, to confirm or edit),
+/// then its passphrase. Typed through `field` (`OwnerUnlock::update`).
+#[derive(Debug)]
+pub enum OwnerUnlock {
+    Path(String),
+    Passphrase { path: String, typing: Passphrase },
+}
+
 /// Where the panel is.
 #[derive(Debug)]
 pub enum KeyStep {
@@ -88,13 +97,8 @@ pub enum KeyStep {
         first: Option<Passphrase>,
         typing: Passphrase,
     },
-    KeystorePath {
-        path: String,
-    },
-    OwnerPassphrase {
-        path: String,
-        typing: Passphrase,
-    },
+    /// The owner's keystore: its path, then its passphrase.
+    Owner(OwnerUnlock),
     /// The typed data is written; the pasted signature so far.
     Signature {
         text: String,

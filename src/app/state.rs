@@ -273,26 +273,14 @@ impl App {
         }
     }
 
-    /// Apply a key's action; the effects the runtime must carry out (signing, quitting).
-    pub(crate) fn update(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
-        use super::action::{Action, Effect};
-        self.dirty = true;
+    /// A command no pane took: the ticket's keys (they work from any tab), the tabs, the
+    /// overlays' toggles, the positions' cursor and closes.
+    pub(super) fn anywhere(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
+        use super::action::Action;
         let ceiling = self.ticket_leverage_ceiling();
-        if self.key_panel.is_some() && action != Action::Quit {
-            return self.key_panel_action(action);
-        }
-        if self.dialog.is_none() && !self.help && !self.show_log {
-            if self.tab == Tab::Fund
-                && let Some(effects) = self.fund_action(&action)
-            {
-                return effects;
-            }
-            if self.explore_action(&action) {
-                return Vec::new();
-            }
-        }
         match action {
-            Action::Quit => return vec![Effect::Quit],
+            // Taken before any pane is asked.
+            Action::Quit | Action::Key(_) => {}
             Action::KeySetup => self.open_key_panel(),
             Action::TypeLeverage | Action::PickMarket => {
                 self.tab = Tab::Trade;
@@ -303,17 +291,6 @@ impl App {
                     Typing::Market(String::new())
                 });
             }
-            Action::Type(c) if self.ticket.typing.is_some() => {
-                if let Some(t) = self.ticket.typing.as_mut() {
-                    t.push(c);
-                }
-            }
-            Action::Backspace if self.ticket.typing.is_some() => {
-                if let Some(t) = self.ticket.typing.as_mut() {
-                    t.pop();
-                }
-            }
-            Action::Review if self.ticket.typing.is_some() => self.apply_typing(),
             Action::Side(long) => {
                 self.ticket.is_long = long;
                 if !self.mode.can_trade() {
@@ -334,6 +311,18 @@ impl App {
                     .nudge_leverage(0, self.ticket_leverage_ceiling());
             }
             Action::Leverage(d) => self.ticket.nudge_leverage(d, ceiling),
+            Action::ToggleDebt => {
+                self.ticket.use_debt = !self.ticket.use_debt;
+                // Said, since the ticket may not be on screen: the next open's funds change.
+                self.toast(
+                    if self.ticket.use_debt {
+                        "ticket: the margin comes from the queued balance (debt)"
+                    } else {
+                        "ticket: the margin comes from the available balance"
+                    },
+                    false,
+                );
+            }
             Action::Tab(t) => {
                 self.tab = t;
                 self.pending_focus = false;
@@ -370,42 +359,13 @@ impl App {
             | Action::SortDir
             | Action::Page(_)
             | Action::Cascade(_) => {}
-            Action::Up | Action::Down if self.dialog.is_some() => {
-                let rows = match &self.dialog {
-                    Some(Dialog::Close { ids }) => ids.len(),
-                    _ => 0,
-                };
-                self.dialog_scroll = if action == Action::Up {
-                    self.dialog_scroll.saturating_sub(1)
-                } else {
-                    (self.dialog_scroll + 1).min(rows.saturating_sub(1))
-                };
-            }
-            Action::Up | Action::Down if self.tab == Tab::History => {
-                self.move_history_cursor(if action == Action::Up { -1 } else { 1 })
-            }
             Action::Up => self.move_cursor(-1),
             Action::Down => self.move_cursor(1),
             Action::ToggleMark => self.toggle_marked(),
             Action::Type(c) => self.ticket.type_char(c),
             Action::Backspace => self.ticket.backspace(),
-            Action::Confirm => {
-                if let Some(d) = self.dialog.take() {
-                    // Checked again: the dialog may have waited while the mark aged or the
-                    // exchange went away.
-                    if self.gate_refuses(d.open_instrument()) {
-                        return Vec::new();
-                    }
-                    if d.open_instrument().is_some() {
-                        // Reviewed and confirmed: the outside values are the trader's now.
-                        self.ticket.review = None;
-                    }
-                    return vec![Effect::Submit {
-                        order: d.order(),
-                        what: d.what(),
-                    }];
-                }
-            }
+            // Only a dialog is confirmed (its overlay takes it).
+            Action::Confirm => {}
             Action::Review | Action::CloseSelected | Action::CancelPending
                 if !self.mode.can_trade() =>
             {
@@ -473,9 +433,28 @@ impl App {
         Vec::new()
     }
 
+    /// `y` in the confirm dialog: sign and send exactly what it restates, if the checks still
+    /// pass (the dialog may have waited while the mark aged or the exchange went away).
+    pub(super) fn confirm_dialog(&mut self) -> Vec<super::action::Effect> {
+        let Some(d) = self.dialog.take() else {
+            return Vec::new();
+        };
+        if self.gate_refuses(d.open_instrument()) {
+            return Vec::new();
+        }
+        if d.open_instrument().is_some() {
+            // Reviewed and confirmed: the outside values are the trader's now.
+            self.ticket.review = None;
+        }
+        vec![super::action::Effect::Submit {
+            order: d.order(),
+            what: d.what(),
+        }]
+    }
+
     /// Enter on a typed leverage or market: set it if it is one, else say why and keep the field
     /// open (nothing changes).
-    fn apply_typing(&mut self) {
+    pub(super) fn apply_typing(&mut self) {
         let Some(state) = &self.trading else {
             self.toast("no market data yet", true);
             return;
@@ -737,9 +716,12 @@ impl App {
         });
     }
 
-    /// Sends Pending lists now: no answer (until settled, and not while the queue shows them)
-    /// and refused or unsent ones for a minute.
-    pub(crate) fn unanswered_now(&self) -> impl Iterator<Item = &super::report::Unanswered> {
+    /// Sends Pending lists at `now` (the frame's time): no answer (until settled, and not while
+    /// the queue shows them) and refused or unsent ones for a minute.
+    pub(crate) fn unanswered_at(
+        &self,
+        now: SystemTime,
+    ) -> impl Iterator<Item = &super::report::Unanswered> {
         let queued = |id: &Option<B256>| {
             self.account
                 .as_ref()
@@ -749,8 +731,7 @@ impl App {
             .iter()
             .filter(move |(u, at)| match u.fate {
                 super::report::SendFate::NoAnswer => !queued(&u.intent_id),
-                _ => self
-                    .clock
+                _ => now
                     .duration_since(*at)
                     .is_ok_and(|age| age < super::report::UNANSWERED_FOR),
             })

@@ -41,7 +41,6 @@ impl Tab {
         Self::ALL[(self.place() + 1) % Self::ALL.len()]
     }
 
-    /// The tab a digit key picks (`'1'` is the first).
     /// Whether the tab shows other wallets' data (the recent-trades feed among it).
     pub(crate) fn explores(self) -> bool {
         matches!(
@@ -50,6 +49,21 @@ impl Tab {
         )
     }
 
+    /// The tab bar's label, and the short one a narrow bar uses when the tab is not chosen.
+    pub(crate) fn label(self) -> (&'static str, &'static str) {
+        match self {
+            Tab::Trade => ("1 Trade", "1 Trade"),
+            Tab::Positions => ("2 Positions", "2 Pos"),
+            Tab::History => ("3 History", "3 Hist"),
+            Tab::Protocol => ("4 Protocol", "4 Proto"),
+            Tab::Leaders => ("5 Leaders", "5 Leaders"),
+            Tab::Explorer => ("6 Explorer", "6 Explorer"),
+            Tab::Liquidations => ("7 Liquidations", "7 Liq"),
+            Tab::Fund => ("8 Fund", "8 Fund"),
+        }
+    }
+
+    /// The tab a digit key picks (`'1'` is the first).
     pub(crate) fn of_digit(c: char) -> Option<Self> {
         let n = c.to_digit(10)? as usize;
         Self::ALL.get(n.checked_sub(1)?).copied()

@@ -10,7 +10,6 @@ use crate::feed::market::Source;
 use super::freshness::{HEALTH_STALE_AFTER, STALE_AFTER};
 use super::gate::KeyState;
 use super::state::App;
-use super::tab::Tab;
 
 impl App {
     /// The age past which the screen says how old `source` is (`None`: it never does): the
@@ -39,12 +38,8 @@ impl App {
             .freshness
             .next_change(|s| self.age_shown_after(s), after);
         let messages = self.toasts.next_change(after);
-        let pending = (self.tab == Tab::Positions
-            && self
-                .account
-                .as_ref()
-                .is_some_and(|a| !a.operations.is_empty()))
-        .then(|| next_second(after));
+        // What the pane on screen counts (a pending intent's age on Positions).
+        let pane = super::panes::of(self.tab).wake(self, after);
         // A refused or unsent order's row leaves Pending a minute after it came back.
         let unanswered = self
             .unanswered
@@ -56,7 +51,7 @@ impl App {
         [
             ages,
             messages,
-            pending,
+            pane,
             unanswered,
             self.key_changes_after(after),
         ]
@@ -99,11 +94,6 @@ impl App {
         };
         Some(UNIX_EPOCH + Duration::from_secs(at_s))
     }
-}
-
-/// The next whole Unix second after `t` (where a count of seconds on the screen steps).
-fn next_second(t: SystemTime) -> SystemTime {
-    UNIX_EPOCH + Duration::from_secs(crate::clock::unix_s(t) + 1)
 }
 
 #[cfg(test)]

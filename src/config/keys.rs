@@ -12,6 +12,8 @@ pub enum Command {
     Long,
     Short,
     Margin,
+    /// Take the ticket's margin from the queued balance (debt), or not.
+    UseDebt,
     Market,
     LeverageDown,
     LeverageUp,
@@ -38,10 +40,11 @@ pub enum Command {
 
 impl Command {
     /// Every command, in the order the help lists them.
-    pub(crate) const ALL: [Command; 22] = [
+    pub(crate) const ALL: [Command; 23] = [
         Command::Long,
         Command::Short,
         Command::Margin,
+        Command::UseDebt,
         Command::Market,
         Command::PickMarket,
         Command::LeverageDown,
@@ -80,6 +83,7 @@ impl Command {
             Command::Long => 'b',
             Command::Short => 's',
             Command::Margin => '/',
+            Command::UseDebt => 'd',
             Command::Market => 'm',
             Command::LeverageDown => '[',
             Command::LeverageUp => ']',
@@ -107,6 +111,7 @@ impl Command {
             Command::Long => "side: long",
             Command::Short => "side: short",
             Command::Margin => "edit the margin (Esc leaves); Leaders, Explorer: search",
+            Command::UseDebt => "ticket: margin from the queued balance (debt), on / off",
             Command::Market => "next market",
             Command::LeverageDown => "leverage −1",
             Command::LeverageUp => "leverage +1",
@@ -240,6 +245,7 @@ mod tests {
                 "long",
                 "short",
                 "margin",
+                "use_debt",
                 "market",
                 "pick_market",
                 "leverage_down",

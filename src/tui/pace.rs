@@ -43,14 +43,14 @@ impl Pace {
         let asked = match event {
             Event::Key(key) if key.kind == KeyEventKind::Press => {
                 self.now = true;
-                action(app, key)
+                action(key)
             }
             Event::Resize(..) => {
                 self.now = true;
                 None
             }
             Event::Mouse(m) => {
-                let asked = mouse_action(app, m, width);
+                let asked = mouse_action(m, width, app.tab);
                 self.now |= asked.is_some();
                 asked
             }

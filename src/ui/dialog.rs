@@ -12,8 +12,8 @@ use crate::protocol::units::{price_display as price, signed, usd_signed_text, us
 use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
+use super::overlay;
 use super::theme::Theme;
-use super::{Hint, overlay};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     use crate::app::Dialog;
@@ -177,16 +177,4 @@ fn draw_close(frame: &mut Frame, area: Rect, app: &App, ids: &[U256], theme: &Th
     let inner = overlay(frame, area, 100, height, "Confirm close");
     // No wrapping: each line is one row, so the y/n line is always the last one drawn.
     frame.render_widget(Paragraph::new(lines), inner);
-}
-
-/// Only these keys work while a dialog is open (↑↓ scroll a close's list).
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    let mut hints = vec![
-        Hint::fixed("Y", "sign and send"),
-        Hint::fixed("N/Esc", "cancel"),
-    ];
-    if matches!(app.dialog, Some(crate::app::Dialog::Close { .. })) {
-        hints.push(Hint::fixed("↑↓", "scroll"));
-    }
-    hints
 }

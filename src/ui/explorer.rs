@@ -24,7 +24,7 @@ use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
-use super::{Hint, loaded, short};
+use super::{loaded, short};
 
 const POSITIONS: [Column; 11] = [
     Column::new("MKT", 5, 10),
@@ -345,29 +345,4 @@ fn draw_positions(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, risk:
         .row_highlight_style(theme.selected());
     let mut state = TableState::default().with_selected(Some(app.explore.explorer.cursor));
     frame.render_stateful_widget(table, area, &mut state);
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    if app.explore.explorer.input.typing {
-        return vec![
-            Hint::fixed("Enter", "open"),
-            Hint::fixed("Esc", "stop typing"),
-        ];
-    }
-    if app.explore.explorer.found.is_some() {
-        return vec![
-            Hint::fixed("⏎", "open its wallet"),
-            Hint::fixed("Esc", "back"),
-            Hint::command(app, Command::Margin, "look up"),
-        ];
-    }
-    let x = &app.explore.explorer;
-    let mut out = Vec::new();
-    if x.wallet.is_some() {
-        out.push(Hint::fixed("↑↓", "move"));
-    } else if !app.recent_trades.is_empty() {
-        out.extend([Hint::fixed("↑↓", "move"), Hint::fixed("⏎", "open")]);
-    }
-    out.push(Hint::command(app, Command::Margin, "wallet"));
-    out
 }

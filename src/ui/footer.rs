@@ -34,7 +34,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             ])
         })
         .unwrap_or_default();
-    let hints = Line::styled(bar(super::hints(app), area.width), theme.dim());
+    let hints = Line::styled(bar(app.hints(now), area.width), theme.dim());
     frame.render_widget(Paragraph::new(vec![toast, hints]), area);
 }
 

@@ -7,15 +7,16 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::app::App;
+use crate::app::field::OwnerUnlock;
 use crate::app::fund::{FundForm, FundStep};
-use crate::app::{App, Command};
 use crate::protocol::eip712::MIN_WITHDRAW_USDC;
 use crate::protocol::funding::{ACTIVATION_FEE_USDC, MIN_DEPOSIT_USDC, usdc_text};
 use crate::protocol::units::{signed, usd_text};
 
+use super::loaded;
 use super::log::time_of_day;
 use super::theme::Theme;
-use super::{Hint, loaded};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let [left, right] =
@@ -164,11 +165,17 @@ fn draw_forms(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 theme.badge(),
             ));
         }
-        FundStep::KeystorePath { review, path } => {
+        FundStep::Owner {
+            review,
+            unlock: OwnerUnlock::Path(path),
+        } => {
             lines.push(Line::from(review.lines[0].clone()));
             lines.push(Line::from(format!("owner keystore file: {path}▏")));
         }
-        FundStep::OwnerPassphrase { review, typing, .. } => {
+        FundStep::Owner {
+            review,
+            unlock: OwnerUnlock::Passphrase { typing, .. },
+        } => {
             lines.push(Line::from(review.lines[0].clone()));
             lines.push(Line::from(format!(
                 "owner keystore passphrase: {}▏",
@@ -196,26 +203,4 @@ fn draw_forms(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ))),
     }
     frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
-}
-
-/// The keys the Fund tab takes now.
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    match &app.fund.step {
-        FundStep::Amount => vec![
-            Hint::fixed("Enter", "review"),
-            Hint::fixed("Esc", "leave the field"),
-        ],
-        FundStep::Review(_) => vec![Hint::fixed("y", "sign"), Hint::fixed("n", "cancel")],
-        FundStep::KeystorePath { .. } | FundStep::OwnerPassphrase { .. } => {
-            vec![Hint::fixed("Enter", "next"), Hint::fixed("Esc", "back")]
-        }
-        FundStep::Following(_) => vec![Hint::fixed("Esc", "stop waiting here")],
-        FundStep::Checking | FundStep::Sending(_) => Vec::new(),
-        FundStep::Idle if !app.mode.can_trade() => Vec::new(),
-        FundStep::Idle => vec![
-            Hint::fixed("↑↓", "deposit/withdraw"),
-            Hint::command(app, Command::Margin, "amount"),
-            Hint::fixed("Enter", "review"),
-        ],
-    }
 }

@@ -273,32 +273,23 @@ fn account_fields(app: &App, theme: &Theme, now: SystemTime) -> Vec<Field> {
     fields
 }
 
-/// The tab bar's labels, in order, and the short ones a narrow bar uses for the tabs not
-/// chosen; drawing and mouse clicks both read it.
-const TABS: [(Tab, &str, &str); 8] = [
-    (Tab::Trade, "1 Trade", "1 Trade"),
-    (Tab::Positions, "2 Positions", "2 Pos"),
-    (Tab::History, "3 History", "3 Hist"),
-    (Tab::Protocol, "4 Protocol", "4 Proto"),
-    (Tab::Leaders, "5 Leaders", "5 Leaders"),
-    (Tab::Explorer, "6 Explorer", "6 Explorer"),
-    (Tab::Liquidations, "7 Liquidations", "7 Liq"),
-    (Tab::Fund, "8 Fund", "8 Fund"),
-];
 /// The tab bar's screen row (below the two header lines).
 pub const TAB_ROW: u16 = 2;
 
-/// Each tab's label in a bar `width` wide with `chosen` on screen: every label in full when
-/// they fit (one space before the first and after each), else the short ones for the others.
+/// Each tab's label (`Tab::label`) in a bar `width` wide with `chosen` on screen: every label
+/// in full when they fit (one space before the first and after each), else the short ones for
+/// the others. Drawing and mouse clicks both read it.
 fn labels(width: u16, chosen: Tab) -> impl Iterator<Item = (Tab, &'static str)> {
-    let full: usize = TABS
+    let full: usize = Tab::ALL
         .iter()
-        .map(|(_, l, _)| l.chars().count() + 1)
+        .map(|t| t.label().0.chars().count() + 1)
         .sum::<usize>()
         + 1;
     let short = full > usize::from(width);
-    TABS.iter()
-        .map(move |&(tab, long, brief)| (tab, if short && tab != chosen { brief } else { long }))
+    Tab::ALL.iter().map(move |&tab| {
+        let (long, brief) = tab.label();
+        (tab, if short && tab != chosen { brief } else { long })
+    })
 }
 
 /// Which tab a click at `column` of a tab bar `width` wide hits.

@@ -1,6 +1,8 @@
 //! The `?` overlay: first what the pane underneath answers to, then every key that does
 //! something, from the live keymap. A key it does not list does nothing.
 
+use std::time::SystemTime;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -8,17 +10,10 @@ use ratatui::widgets::Paragraph;
 
 use crate::app::{App, Command};
 
+use super::keymap;
 use super::theme::Theme;
-use super::{Hint, keymap};
 
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![
-        Hint::fixed("Esc", "close"),
-        Hint::command(app, Command::Help, "close"),
-    ]
-}
-
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let row = |key: &str, what: &str| {
         Line::from(vec![
             Span::styled(format!("{key:>9}  "), theme.title()),
@@ -26,7 +21,8 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ])
     };
     // One line of what the pane underneath answers to, then every key.
-    let here: Vec<String> = super::pane_hints(app, super::pane_focus(app))
+    let here: Vec<String> = app
+        .pane_hints(now)
         .into_iter()
         .map(|h| format!("{} {}", h.key, h.what))
         .collect();

@@ -17,8 +17,8 @@ use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};
+use super::short;
 use super::theme::Theme;
-use super::{Hint, short};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let trades_height = (app.my_trades.len() as u16 + 3).clamp(3, 12);
@@ -332,12 +332,4 @@ fn feed_cells<'a>(app: &App, t: &TradeEvent, theme: &Theme) -> Vec<Cell<'a>> {
         Cell::from(price),
         Cell::from(pnl).style(pnl_style),
     ]
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    if app.history.is_empty() {
-        Vec::new()
-    } else {
-        vec![Hint::fixed("↑↓", "scroll")]
-    }
 }

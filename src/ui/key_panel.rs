@@ -1,35 +1,20 @@
 //! The session-key panel (`g`): the key as the exchange lists it, and the steps that generate,
 //! register, renew or clear it. A passphrase field shows one dot a character, never the text.
 
+use std::time::SystemTime;
+
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Wrap};
 
+use crate::app::field::OwnerUnlock;
 use crate::app::key_setup::{KeyPanel, KeyStep, Waiting};
 use crate::app::{App, KeyState};
 use crate::keys::SESSION_TTL_SECS;
 
+use super::short;
 use super::theme::Theme;
-use super::{Hint, short};
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    let Some(panel) = &app.key_panel else {
-        return Vec::new();
-    };
-    match panel.step {
-        KeyStep::Menu => vec![
-            Hint::fixed("n", "new key"),
-            Hint::fixed("r", "register: keystore"),
-            Hint::fixed("e", "register: external"),
-            Hint::fixed("c", "clear"),
-            Hint::fixed("Esc", "close"),
-        ],
-        KeyStep::ConfirmClear => vec![Hint::fixed("y", "remove"), Hint::fixed("n", "keep")],
-        KeyStep::Working(_) => vec![Hint::fixed("Esc", "close (it carries on)")],
-        _ => vec![Hint::fixed("Enter", "next"), Hint::fixed("Esc", "back")],
-    }
-}
 
 /// Whole days and hours of `secs`, for a person.
 fn span_text(secs: u64) -> String {
@@ -44,9 +29,9 @@ fn masked(chars: usize) -> String {
     format!("{}▏", "•".repeat(chars.min(40)))
 }
 
-pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let Some(panel) = &app.key_panel else { return };
-    let now_s = crate::clock::unix_s(app.clock);
+    let now_s = crate::clock::unix_s(now);
     let mut lines = Vec::new();
     if let Some(owner) = &app.wallet {
         lines.push(Line::from(format!("owner     {owner:#x}")));
@@ -162,7 +147,7 @@ fn step_lines(lines: &mut Vec<Line<'static>>, panel: &KeyPanel, app: &App, theme
                 masked(typing.chars())
             )));
         }
-        KeyStep::KeystorePath { path } => {
+        KeyStep::Owner(OwnerUnlock::Path(path)) => {
             lines.push(Line::from(
                 "The owner's Web3 Secret Storage keystore file (made by `papertrade-tui key \
                  owner-new`, Foundry or geth):",
@@ -172,7 +157,7 @@ fn step_lines(lines: &mut Vec<Line<'static>>, panel: &KeyPanel, app: &App, theme
                 crate::text::sanitize_line(path, 200)
             )));
         }
-        KeyStep::OwnerPassphrase { path, typing } => {
+        KeyStep::Owner(OwnerUnlock::Passphrase { path, typing }) => {
             lines.push(Line::from(format!(
                 "Enter signs RegisterSessionKey with {}: key {key} for the owner, {days} days \
                  from now, zero fee address; and sends it once.",

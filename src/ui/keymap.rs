@@ -1,4 +1,5 @@
-//! Terminal keys to actions. Shortcuts are ignored while typing in a field or while a dialog is
+//! Terminal keys to actions, apart from any state: the focused pane says what a key means
+//! (`app::pane`), so shortcuts are text while typing in a field and nothing while a dialog is
 //! open. The help overlay and the hint bar are built from the same live keymap and the same
 //! list of fixed keys, so a key the help does not show does nothing.
 
@@ -6,7 +7,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use crate::app::{Action, App, Command, Keymap, Tab};
+use crate::app::{Action, Command, Key, Keymap, Tab};
 
 /// Fixed keys (navigation and dialogs): the only keys besides the keymap's that do anything.
 pub const FIXED: [(&str, &str); 7] = [
@@ -65,103 +66,46 @@ pub(crate) fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
 }
 
 /// Translate a mouse event (captured only with `[ui] mouse`): the wheel moves the cursor, a
-/// click on the tab bar drawn `width` wide switches tabs.
-pub fn mouse_action(app: &App, event: MouseEvent, width: u16) -> Option<Action> {
+/// click on the tab bar drawn `width` wide with `tab` current switches tabs (an open dialog
+/// ignores the switch: the focused pane decides, as for keys).
+pub fn mouse_action(event: MouseEvent, width: u16, tab: Tab) -> Option<Action> {
     match event.kind {
         MouseEventKind::ScrollUp => Some(Action::Up),
         MouseEventKind::ScrollDown => Some(Action::Down),
-        MouseEventKind::Down(MouseButton::Left)
-            if event.row == super::TAB_ROW && app.dialog.is_none() =>
-        {
-            super::tab_at(event.column, width, app.tab).map(Action::Tab)
+        MouseEventKind::Down(MouseButton::Left) if event.row == super::TAB_ROW => {
+            super::tab_at(event.column, width, tab).map(Action::Tab)
         }
         _ => None,
     }
 }
 
-/// Translate a key in the current state.
-pub fn action(app: &App, key: KeyEvent) -> Option<Action> {
+/// Translate a terminal key, whatever the app is doing: what it means now is the focused
+/// pane's to say (`App::update`). Ctrl-C quits everywhere.
+pub fn action(key: KeyEvent) -> Option<Action> {
     if key.modifiers.contains(KeyModifiers::CONTROL) && key.code == KeyCode::Char('c') {
         return Some(Action::Quit);
     }
-    if app.dialog.is_some() {
-        return match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => Some(Action::Confirm),
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(Action::Escape),
-            // A close dialog's list scrolls.
-            KeyCode::Up | KeyCode::Char('k') => Some(Action::Up),
-            KeyCode::Down | KeyCode::Char('j') => Some(Action::Down),
-            _ => None,
-        };
-    }
-    // The key panel takes every character: its fields hold paths, passphrases, signatures.
-    if app.key_panel.is_some() {
-        return match key.code {
-            KeyCode::Esc => Some(Action::Escape),
-            KeyCode::Enter => Some(Action::Confirm),
-            KeyCode::Backspace => Some(Action::Backspace),
-            KeyCode::Char(c) => Some(Action::Type(c)),
-            _ => None,
-        };
-    }
-    // An overlay answers only to Esc, its own key and quit's key, all of which close it.
-    let closes = |own: Command| match key.code {
-        KeyCode::Esc => true,
-        KeyCode::Char(c) => app
-            .keymap
-            .command_on(c)
-            .is_some_and(|cmd| cmd == own || cmd == Command::Quit),
-        _ => false,
-    };
-    if app.help {
-        return closes(Command::Help).then_some(Action::ToggleHelp);
-    }
-    if app.show_log {
-        return closes(Command::Messages).then_some(Action::ToggleLog);
-    }
-    if app.ticket.editing_margin
-        || app.ticket.typing.is_some()
-        || app.explore_field().is_some()
-        || (app.tab == Tab::Fund && app.fund.takes_text())
-    {
-        return match key.code {
-            KeyCode::Esc => Some(Action::Escape),
-            KeyCode::Enter => Some(Action::Review),
-            KeyCode::Backspace => Some(Action::Backspace),
-            KeyCode::Char(c) => Some(Action::Type(c)),
-            _ => None,
-        };
-    }
-    // A command key with Ctrl or Alt held is not that command (Ctrl-S is not "short"). Both at
-    // once is AltGr on some keyboards, which is how `[`, `{` or `/` are typed there: let it be.
+    // A character with Ctrl or Alt held is neither a command nor text (Ctrl-S is not "short").
+    // Both at once is AltGr on some keyboards, which is how `[`, `{` or `/` are typed there:
+    // let it be.
     let held = key.modifiers & (KeyModifiers::CONTROL | KeyModifiers::ALT);
-    if held == KeyModifiers::CONTROL || held == KeyModifiers::ALT {
-        return None;
-    }
-    if let KeyCode::Char(c) = key.code
-        && let Some(command) = app.keymap.command_on(c)
-    {
-        // The close key cancels when the cursor is in the pending list; the margin key searches
-        // on the panes that have a search.
-        return Some(match command {
-            Command::Close if app.tab == Tab::Positions && app.pending_focus => {
-                Action::CancelPending
-            }
-            Command::Margin if matches!(app.tab, Tab::Leaders | Tab::Explorer) => Action::Search,
-            _ => command.action(),
-        });
-    }
-    // Only the fixed keys listed in `FIXED` from here on.
-    Some(match key.code {
-        KeyCode::Char(c @ '1'..='8') => Action::Tab(Tab::of_digit(c)?),
-        KeyCode::PageUp => Action::Page(-1),
-        KeyCode::PageDown => Action::Page(1),
-        KeyCode::Tab | KeyCode::Right | KeyCode::Char('l') => Action::Tab(app.tab.next()),
-        KeyCode::BackTab | KeyCode::Left | KeyCode::Char('h') => Action::Tab(app.tab.previous()),
-        KeyCode::Esc => Action::Escape,
-        KeyCode::Up | KeyCode::Char('k') => Action::Up,
-        KeyCode::Down | KeyCode::Char('j') => Action::Down,
-        KeyCode::Enter => Action::Review,
+    let key = match key.code {
+        KeyCode::Char(_) if held == KeyModifiers::CONTROL || held == KeyModifiers::ALT => {
+            return None;
+        }
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        KeyCode::Backspace => Key::Backspace,
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Left => Key::Left,
+        KeyCode::Right => Key::Right,
+        KeyCode::Tab => Key::Tab,
+        KeyCode::BackTab => Key::BackTab,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
         _ => return None,
-    })
+    };
+    Some(Action::Key(key))
 }

@@ -8,14 +8,14 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState};
 
 use crate::analytics::leaderboard::Leaderboard;
-use crate::app::{App, Command};
+use crate::app::App;
 use crate::protocol::leaderboard::{SortDir, SortKey};
 use crate::protocol::units::group_thousands;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
-use super::{Hint, loaded, short};
+use super::{loaded, short};
 
 const COLUMNS: [Column; 7] = [
     Column::new("RANK", 6, 10),
@@ -141,25 +141,4 @@ fn status_lines(app: &App, board: Option<&Leaderboard>) -> Vec<Line<'static>> {
         }
     };
     vec![Line::from(first), Line::from(second)]
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    if app.explore.leaders.search.typing {
-        return vec![
-            Hint::fixed("Enter", "search"),
-            Hint::fixed("Esc", "stop typing"),
-        ];
-    }
-    let mut out = vec![
-        Hint::fixed("⏎", "open"),
-        Hint::command(app, Command::Margin, "search"),
-        Hint::command(app, Command::Window, "window"),
-        Hint::command(app, Command::Sort, "sort"),
-        Hint::command(app, Command::Reverse, "reverse"),
-        Hint::fixed("PgDn/Up", "page"),
-    ];
-    if app.explore.leaders.query.is_some() {
-        out.push(Hint::fixed("Esc", "clear search"));
-    }
-    out
 }

@@ -13,7 +13,7 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, 
 use crate::analytics::liquidations::{
     self as liq, AtRisk, Book, BustMap, ClusterSummary, DEFAULT_CLUSTERS, Danger,
 };
-use crate::app::{App, Command};
+use crate::app::App;
 use crate::protocol::trading::Instrument;
 use crate::protocol::units::{price_display, signed, usd_compact};
 use crate::quote::percent_text;
@@ -21,7 +21,7 @@ use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
-use super::{Hint, loaded, short};
+use super::{loaded, short};
 
 const CLOSEST: [Column; 8] = [
     Column::new("#", 2, 1),
@@ -390,13 +390,4 @@ fn draw_clusters(frame: &mut Frame, area: Rect, c: &ClusterSummary, theme: &Them
         }
     }
     frame.render_widget(Paragraph::new(lines).style(theme.text()), area);
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![
-        Hint::fixed("↑↓", "closest"),
-        Hint::command(app, Command::Market, "market"),
-        Hint::command(app, Command::CascadeUp, "cascade +1%"),
-        Hint::command(app, Command::CascadeDown, "−1%"),
-    ]
 }

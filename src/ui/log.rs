@@ -6,17 +6,9 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Wrap};
 
-use crate::app::{App, Command};
+use crate::app::App;
 
-use super::Hint;
 use super::theme::Theme;
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![
-        Hint::fixed("Esc", "close"),
-        Hint::command(app, Command::Messages, "close"),
-    ]
-}
 
 /// `HH:MM:SS` of a unix time, in UTC (the terminal's zone is not known to the process).
 pub(super) fn time_of_day(at: std::time::SystemTime) -> String {

@@ -1,9 +1,10 @@
 //! Drawing: a pure function of `App` onto a ratatui frame. Nothing here reads the network or
-//! the clock except through `App` and the `now` it is given.
+//! the clock: every pane, the hint bar and the overlays draw at the one `now` the frame is
+//! given (not at `App::clock`, the time of the last message).
 //!
-//! One file per pane. Each draws from `&App` and lists the commands it answers to
-//! (`commands`), so the hint bar and the `?` overlay show what the focused pane does with the
-//! live keymap. A new pane is its file, a `Focus` arm and a line in `draw`.
+//! One file per pane, each drawing from `&App`. What the keys do (the hint bar, the `?`
+//! overlay's first line) is the focused pane's `commands` (`app::pane`). A new pane is its file
+//! and a line in `draw`.
 
 mod chart;
 pub(crate) mod columns;
@@ -33,9 +34,10 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+pub(crate) use crate::app::Hint;
 use crate::app::freshness::STALE_AFTER;
 use crate::app::freshness::age_text;
-use crate::app::{App, Command, Tab};
+use crate::app::{App, Tab};
 use crate::feed::market::Source;
 use theme::Theme;
 
@@ -70,116 +72,6 @@ fn pane_block(title: String, stale: bool, theme: &Theme) -> Block<'static> {
     Block::default().borders(Borders::ALL).title(title)
 }
 
-/// One entry of the hint bar or the help: the key as a person reads it, and what it does.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Hint {
-    pub key: String,
-    pub what: &'static str,
-}
-
-impl Hint {
-    fn fixed(key: &str, what: &'static str) -> Self {
-        Self {
-            key: key.to_string(),
-            what,
-        }
-    }
-
-    /// A remappable command on whatever key the keymap puts it.
-    fn command(app: &App, command: Command, what: &'static str) -> Self {
-        Self {
-            key: app.keymap.key_of(command),
-            what,
-        }
-    }
-}
-
-/// What has the keyboard now: the one place that decides which pane's commands apply.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Focus {
-    Dialog,
-    KeyPanel,
-    Help,
-    Log,
-    Ticket,
-    Positions,
-    Pending,
-    History,
-    Protocol,
-    Leaders,
-    Explorer,
-    Liquidations,
-    Fund,
-}
-
-pub(crate) fn focus(app: &App) -> Focus {
-    if app.dialog.is_some() {
-        Focus::Dialog
-    } else if app.key_panel.is_some() {
-        Focus::KeyPanel
-    } else if app.help {
-        Focus::Help
-    } else if app.show_log {
-        Focus::Log
-    } else {
-        pane_focus(app)
-    }
-}
-
-/// The pane under any dialog or overlay.
-fn pane_focus(app: &App) -> Focus {
-    match app.tab {
-        Tab::Trade => Focus::Ticket,
-        Tab::Positions if app.pending_focus => Focus::Pending,
-        Tab::Positions => Focus::Positions,
-        Tab::History => Focus::History,
-        Tab::Protocol => Focus::Protocol,
-        Tab::Leaders => Focus::Leaders,
-        Tab::Explorer => Focus::Explorer,
-        Tab::Liquidations => Focus::Liquidations,
-        Tab::Fund => Focus::Fund,
-    }
-}
-
-/// What the keys do now: a dialog's or the help's own keys, else the focused pane's commands
-/// and the ones that work anywhere. The hint bar shows exactly this.
-pub(crate) fn hints(app: &App) -> Vec<Hint> {
-    match focus(app) {
-        Focus::Dialog => dialog::commands(app),
-        Focus::KeyPanel => key_panel::commands(app),
-        Focus::Help => help::commands(app),
-        Focus::Log => log::commands(app),
-        pane => pane_hints(app, pane),
-    }
-}
-
-fn pane_hints(app: &App, pane: Focus) -> Vec<Hint> {
-    let mut out = match pane {
-        Focus::Ticket => ticket::commands(app),
-        Focus::Positions => positions::commands(app),
-        Focus::Pending => pending::commands(app),
-        Focus::History => history::commands(app),
-        Focus::Protocol => protocol::commands(app),
-        Focus::Leaders => leaders::commands(app),
-        Focus::Explorer => explorer::commands(app),
-        Focus::Liquidations => liquidations::commands(app),
-        Focus::Fund => fund::commands(app),
-        Focus::Dialog | Focus::KeyPanel | Focus::Help | Focus::Log => Vec::new(),
-    };
-    let typing = (pane == Focus::Ticket
-        && (app.ticket.editing_margin || app.ticket.typing.is_some()))
-        || app.explore_field().is_some()
-        || (pane == Focus::Fund && app.fund.takes_text());
-    if !typing {
-        out.extend([
-            Hint::fixed("1-8", "tabs"),
-            Hint::command(app, Command::Help, "help"),
-            Hint::command(app, Command::Quit, "quit"),
-        ]);
-    }
-    out
-}
-
 /// Draw the whole screen.
 pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     let area = frame.area();
@@ -212,7 +104,7 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
         }
         Tab::Positions => {
             let pending = app.account.as_ref().map_or(0, |a| a.operations.len())
-                + app.unanswered_now().count();
+                + app.unanswered_at(now).count();
             let pending = u16::try_from(pending).unwrap_or(u16::MAX);
             let [top, bottom] = Layout::vertical([
                 Constraint::Min(5),
@@ -234,9 +126,9 @@ pub fn draw(frame: &mut Frame, app: &App, theme: &Theme, now: SystemTime) {
     if app.dialog.is_some() {
         dialog::draw(frame, area, app, theme);
     } else if app.key_panel.is_some() {
-        key_panel::draw(frame, area, app, theme);
+        key_panel::draw(frame, area, app, theme, now);
     } else if app.help {
-        help::draw(frame, area, app, theme);
+        help::draw(frame, area, app, theme, now);
     } else if app.show_log {
         log::draw(frame, area, app, theme);
     }

@@ -6,11 +6,10 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
-use crate::app::{App, Command, SendFate, Unanswered};
+use crate::app::{App, SendFate, Unanswered};
 use crate::protocol::units::{signed, usd_text};
 use crate::text::sanitize_line;
 
-use super::Hint;
 use super::theme::Theme;
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
@@ -19,7 +18,7 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
         .account
         .as_ref()
         .map_or(&[][..], |a| a.operations.as_slice());
-    let unanswered: Vec<&Unanswered> = app.unanswered_now().collect();
+    let unanswered: Vec<&Unanswered> = app.unanswered_at(now).collect();
     let title = if unanswered.is_empty() {
         format!(" Pending ({}) ", ops.len())
     } else {
@@ -124,11 +123,4 @@ fn unanswered_row<'a>(u: &Unanswered, theme: &Theme) -> Row<'a> {
         Cell::from(note),
     ])
     .style(theme.warn())
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![
-        Hint::fixed("↑↓", "move"),
-        Hint::command(app, Command::Close, "cancel the intent"),
-    ]
 }

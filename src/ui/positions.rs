@@ -6,14 +6,14 @@ use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
-use crate::app::{App, Command, Tab};
+use crate::app::{App, Tab};
 use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
 
 use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;
-use super::{Hint, STALE_AFTER, age_text};
+use super::{STALE_AFTER, age_text};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     // A pane whose data is old says so in its title: the account stream, and the marks its
@@ -147,12 +147,4 @@ fn risk_bar(bps: u32) -> String {
         "░".repeat(5 - filled),
         bps / 100
     )
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![
-        Hint::fixed("↑↓", "move"),
-        Hint::command(app, Command::Mark, "mark"),
-        Hint::command(app, Command::Close, "close"),
-    ]
 }

@@ -25,8 +25,8 @@ use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};
+use super::loaded;
 use super::theme::Theme;
-use super::{Hint, loaded};
 
 /// Notices shown at most (the relayer's own; each one line).
 const NOTICES: usize = 5;
@@ -363,8 +363,4 @@ fn draw_series(
             .style(theme.badge()),
         spark_area,
     );
-}
-
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    vec![Hint::command(app, Command::Chart, "history interval")]
 }

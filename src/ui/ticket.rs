@@ -7,15 +7,15 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use crate::app::App;
 use crate::app::ticket::{Typing, typed_market};
-use crate::app::{App, Command};
 use crate::feed::market::Source;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
 use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::theme::Theme;
-use super::{Hint, STALE_AFTER, age_text};
+use super::{STALE_AFTER, age_text};
 
 pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now: SystemTime) {
     let block = Block::default()
@@ -43,7 +43,15 @@ pub(super) fn draw(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, now:
             side,
             Span::raw(format!("  {}x", t.leverage)),
         ]),
-        Line::from(format!("margin ${}{cursor}", t.margin_text)),
+        Line::from(format!(
+            "margin ${}{cursor}{}",
+            t.margin_text,
+            if t.use_debt {
+                " from queued (debt)"
+            } else {
+                ""
+            }
+        )),
         leverage_slider(t.leverage, app.ticket_leverage_ceiling()),
     ];
     // A leverage or market being typed: what Enter would set, or why not yet.
@@ -180,64 +188,4 @@ fn leverage_slider(leverage: u32, max: u32) -> Line<'static> {
         "█".repeat(filled),
         "·".repeat(CELLS - filled)
     ))
-}
-
-/// While typing the margin only the field's keys work; otherwise the ticket's commands.
-pub(super) fn commands(app: &App) -> Vec<Hint> {
-    match &app.ticket.typing {
-        Some(Typing::Leverage(_)) => {
-            return vec![
-                Hint::fixed("0-9", "leverage"),
-                Hint::fixed("⏎", "set it"),
-                Hint::fixed("Esc", "leave, unchanged"),
-            ];
-        }
-        Some(Typing::Market(_)) => {
-            return vec![
-                Hint::fixed("A-Z", "market name"),
-                Hint::fixed("⏎", "pick it"),
-                Hint::fixed("Esc", "leave, unchanged"),
-            ];
-        }
-        None => {}
-    }
-    if app.ticket.editing_margin {
-        return vec![
-            Hint::fixed("0-9 .", "margin"),
-            Hint::fixed("⏎", "review"),
-            Hint::fixed("Esc", "leave the field"),
-        ];
-    }
-    let k = |c| app.keymap.key_of(c);
-    // Without a usable key the fix comes first; the clock is the app's (the last message's).
-    let key_fix = (app.mode.can_trade()
-        && (app.key_gate(crate::clock::unix_s(app.clock)).is_err()
-            || app
-                .key_needs_renewal(crate::clock::unix_s(app.clock))
-                .is_some()))
-    .then(|| Hint::command(app, Command::SessionKey, "session key"));
-    key_fix
-        .into_iter()
-        .chain([
-            Hint {
-                key: format!("{}/{}", k(Command::Long), k(Command::Short)),
-                what: "side",
-            },
-            Hint::command(app, Command::Margin, "margin"),
-            Hint {
-                key: format!("{} {}", k(Command::Market), k(Command::PickMarket)),
-                what: "mkt",
-            },
-            Hint {
-                key: format!(
-                    "{} {} {}",
-                    k(Command::LeverageDown),
-                    k(Command::LeverageUp),
-                    k(Command::Leverage)
-                ),
-                what: "lev",
-            },
-            Hint::fixed("⏎", "review"),
-        ])
-        .collect()
 }

@@ -67,7 +67,10 @@ async fn leaders_open_a_wallet_in_the_explorer_read_only() {
     // windowed PnL → realised → unrealised → balance.
     ui.type_text("ooo");
     let s = ui
-        .wait_for(|s| s.contains("currentBalance ↓") && s.contains("as of"))
+        // Read in this order, not the rows of the previous key still on screen while it loads.
+        .wait_for(|s| {
+            s.contains("currentBalance ↓") && s.contains("as of") && !s.contains("reading…")
+        })
         .await;
     let first = s
         .lines()

@@ -157,7 +157,7 @@ fn fixture() -> App {
 }
 
 fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
-    match action(app, KeyEvent::new(code, KeyModifiers::NONE)) {
+    match action(KeyEvent::new(code, KeyModifiers::NONE)) {
         Some(a) => app.handle(Message::Action(a)),
         None => Vec::new(),
     }

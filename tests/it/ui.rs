@@ -350,7 +350,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn press(app: &mut App, code: KeyCode) -> Vec<Effect> {
     let key = KeyEvent::new(code, KeyModifiers::NONE);
-    match action(app, key) {
+    match action(key) {
         Some(a) => app.handle(Message::Action(a)),
         None => Vec::new(),
     }
@@ -644,6 +644,7 @@ fn help_lists_the_live_keymap() {
     let expected = [
         ("B S", "side: long / short"),
         ("/", "edit the margin"),
+        ("D", "margin from the queued balance"),
         ("M F", "market: the next one / type a name"),
         ("[ ] { } =", "leverage −1 / +1 / −10 / +10 / type it"),
         ("E", "the message log"),
@@ -774,22 +775,19 @@ fn the_chart_declares_its_candles_and_drops_a_late_answer() {
 fn ctrl_and_alt_do_not_run_commands() {
     let mut app = fixture(Mode::Demo);
     for m in [KeyModifiers::CONTROL, KeyModifiers::ALT] {
-        assert_eq!(action(&app, KeyEvent::new(KeyCode::Char('s'), m)), None);
+        assert_eq!(action(KeyEvent::new(KeyCode::Char('s'), m)), None);
     }
     press(&mut app, KeyCode::Char('2'));
     assert_eq!(
-        action(
-            &app,
-            KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)
-        ),
+        action(KeyEvent::new(KeyCode::Char('x'), KeyModifiers::CONTROL)),
         None
     );
     // AltGr (Ctrl+Alt) is how some keyboards type `[`: it still lowers the leverage.
     let altgr = KeyModifiers::CONTROL | KeyModifiers::ALT;
-    assert_eq!(
-        action(&app, KeyEvent::new(KeyCode::Char('['), altgr)),
-        Some(papertrade_tui::app::Action::Leverage(-1))
-    );
+    let before = app.ticket.leverage;
+    let a = action(KeyEvent::new(KeyCode::Char('['), altgr)).unwrap();
+    app.handle(Message::Action(a));
+    assert_eq!(app.ticket.leverage, before - 1);
 }
 
 /// A fast relayer: the stream reports the intent's fate before the send task reports back. The
@@ -2206,4 +2204,89 @@ fn leverage_is_typed_and_a_market_picked_by_name() {
     type_text(&mut app, "z7");
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.ticket.leverage, 7);
+}
+
+/// `d` takes the ticket's margin from the queued balance (the CLI's `--use-debt`): the ticket
+/// says so, the review checks the queued balance and its debt room, and the dialog restates it
+/// and signs exactly that. A remap moves it like any command.
+#[test]
+fn the_debt_key_takes_the_margin_from_the_queued_balance() {
+    let mut app = fixture(Mode::Demo);
+    app.ticket.margin_text = "20".into();
+    press(&mut app, KeyCode::Char('d'));
+    assert!(app.ticket.use_debt);
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("margin $20 from queued (debt)"), "{s}");
+    assert!(s.contains("D debt"), "the hint bar names it: {s}");
+    // Nothing queued yet: the review refuses it with the relayer's reason.
+    press(&mut app, KeyCode::Enter);
+    assert!(app.dialog.is_none());
+    assert!(
+        app.toasts.back().unwrap().text.contains("queued"),
+        "{:?}",
+        app.toasts.back()
+    );
+    // 100 queued, all of it debt room.
+    let mut state = app.account.clone().unwrap();
+    state.queued = 100_000_000_000_000_000_000;
+    state.funds.available_queued = state.queued;
+    state.consumable_debt = state.queued;
+    app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        matches!(app.dialog, Some(Dialog::Open { use_debt: true, .. })),
+        "{:?}",
+        app.toasts
+    );
+    let s = screen(&app, 120, 40);
+    assert!(s.contains("from the queued balance"), "{s}");
+    let effects = press(&mut app, KeyCode::Char('y'));
+    assert!(
+        matches!(
+            &effects[..],
+            [Effect::Submit {
+                order: Order::Open { use_debt: true, .. },
+                ..
+            }]
+        ),
+        "{effects:?}"
+    );
+    // Pressed again, the margin comes from the available balance.
+    press(&mut app, KeyCode::Char('d'));
+    assert!(!app.ticket.use_debt);
+    let overrides = [("use_debt".to_string(), "u".to_string())]
+        .into_iter()
+        .collect();
+    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    press(&mut app, KeyCode::Char('d'));
+    assert!(!app.ticket.use_debt, "d is no longer bound");
+    press(&mut app, KeyCode::Char('u'));
+    assert!(app.ticket.use_debt);
+}
+
+/// Every pane draws at the frame's one `now`, not at the time of the last message: 29 min before
+/// the key expires the ticket warns and the hint bar offers the key panel in the same frame, and
+/// the key panel counts from the same time, though no message has come since the fixture's.
+#[test]
+fn every_pane_draws_at_the_frames_time() {
+    use papertrade_tui::ui::{draw, theme::Theme};
+    let mut app = fixture(Mode::Demo);
+    let expiry = UNIX_EPOCH + Duration::from_secs(1_794_285_240);
+    let later = expiry - Duration::from_secs(29 * 60);
+    let at = |app: &App, now: SystemTime| {
+        let mut terminal =
+            ratatui::Terminal::new(ratatui::backend::TestBackend::new(120, 40)).unwrap();
+        terminal
+            .draw(|f| draw(f, app, &Theme::plain(), now))
+            .unwrap();
+        crate::screen::text(terminal.backend().buffer())
+    };
+    let s = at(&app, later);
+    assert!(s.contains("session key expires in 29 min"), "{s}");
+    let hints = s.lines().last().unwrap();
+    assert!(hints.starts_with("G session key"), "{hints}");
+    app.key_setup.available = true;
+    press(&mut app, KeyCode::Char('g'));
+    let s = at(&app, later);
+    assert!(s.contains("usable for 0h 29m"), "{s}");
 }

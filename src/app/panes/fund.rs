@@ -1,0 +1,45 @@
+//! The Fund tab: HyperCore and Papertrade balances; deposit and withdraw with the owner's
+//! wallet, each restated before the owner's keystore signs it.
+
+use std::time::SystemTime;
+
+use super::super::action::{Action, Command};
+use super::super::fund::FundStep;
+use super::super::pane::{Handled, Hint, Pane};
+use super::super::state::App;
+
+pub(super) struct Fund;
+
+impl Pane for Fund {
+    fn update(&self, app: &mut App, action: &Action) -> Handled {
+        match app.fund_action(action) {
+            Some(effects) => Handled::Consumed(effects),
+            None => Handled::Ignored,
+        }
+    }
+
+    fn takes_text(&self, app: &App) -> bool {
+        app.fund.takes_text()
+    }
+
+    fn commands(&self, app: &App, _now: SystemTime) -> Vec<Hint> {
+        match &app.fund.step {
+            FundStep::Amount => vec![
+                Hint::fixed("Enter", "review"),
+                Hint::fixed("Esc", "leave the field"),
+            ],
+            FundStep::Review(_) => vec![Hint::fixed("y", "sign"), Hint::fixed("n", "cancel")],
+            FundStep::Owner { .. } => {
+                vec![Hint::fixed("Enter", "next"), Hint::fixed("Esc", "back")]
+            }
+            FundStep::Following(_) => vec![Hint::fixed("Esc", "stop waiting here")],
+            FundStep::Checking | FundStep::Sending(_) => Vec::new(),
+            FundStep::Idle if !app.mode.can_trade() => Vec::new(),
+            FundStep::Idle => vec![
+                Hint::fixed("↑↓", "deposit/withdraw"),
+                Hint::command(app, Command::Margin, "amount"),
+                Hint::fixed("Enter", "review"),
+            ],
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The Leaders tab: the exchange's leaderboard, any window, sort and search.
+
+use std::time::SystemTime;
+
+use super::super::action::{Action, Command};
+use super::super::pane::{Handled, Hint, Pane};
+use super::super::state::App;
+
+pub(super) struct Leaders;
+
+impl Pane for Leaders {
+    fn update(&self, app: &mut App, action: &Action) -> Handled {
+        Handled::taken(app.explore_action(action))
+    }
+
+    fn takes_text(&self, app: &App) -> bool {
+        app.explore.leaders.search.typing
+    }
+
+    /// The margin key searches here.
+    fn command(&self, _app: &App, command: Command) -> Action {
+        match command {
+            Command::Margin => Action::Search,
+            _ => command.action(),
+        }
+    }
+
+    fn commands(&self, app: &App, _now: SystemTime) -> Vec<Hint> {
+        if app.explore.leaders.search.typing {
+            return vec![
+                Hint::fixed("Enter", "search"),
+                Hint::fixed("Esc", "stop typing"),
+            ];
+        }
+        let mut out = vec![
+            Hint::fixed("⏎", "open"),
+            Hint::command(app, Command::Margin, "search"),
+            Hint::command(app, Command::Window, "window"),
+            Hint::command(app, Command::Sort, "sort"),
+            Hint::command(app, Command::Reverse, "reverse"),
+            Hint::fixed("PgDn/Up", "page"),
+        ];
+        if app.explore.leaders.query.is_some() {
+            out.push(Hint::fixed("Esc", "clear search"));
+        }
+        out
+    }
+}

@@ -1,0 +1,24 @@
+//! The Liquidations tab: the bust map and the positions closest to bust over a scan.
+
+use std::time::SystemTime;
+
+use super::super::action::{Action, Command};
+use super::super::pane::{Handled, Hint, Pane};
+use super::super::state::App;
+
+pub(super) struct Liquidations;
+
+impl Pane for Liquidations {
+    fn update(&self, app: &mut App, action: &Action) -> Handled {
+        Handled::taken(app.explore_action(action))
+    }
+
+    fn commands(&self, app: &App, _now: SystemTime) -> Vec<Hint> {
+        vec![
+            Hint::fixed("↑↓", "closest"),
+            Hint::command(app, Command::Market, "market"),
+            Hint::command(app, Command::CascadeUp, "cascade +1%"),
+            Hint::command(app, Command::CascadeDown, "−1%"),
+        ]
+    }
+}

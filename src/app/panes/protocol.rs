@@ -1,0 +1,20 @@
+//! The Protocol tab: the exchange's overview, markets, relayer and notices, and its history
+//! series (the chart key cycles their interval here).
+
+use std::time::SystemTime;
+
+use super::super::action::{Action, Command};
+use super::super::pane::{Handled, Hint, Pane};
+use super::super::state::App;
+
+pub(super) struct Protocol;
+
+impl Pane for Protocol {
+    fn update(&self, app: &mut App, action: &Action) -> Handled {
+        Handled::taken(app.explore_action(action))
+    }
+
+    fn commands(&self, app: &App, _now: SystemTime) -> Vec<Hint> {
+        vec![Hint::command(app, Command::Chart, "history interval")]
+    }
+}
