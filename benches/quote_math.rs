@@ -7,8 +7,8 @@ use alloy_primitives::{Address, U256};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use papertrade_tui::protocol::eip712::{OpenPosition, SessionSigner};
 use papertrade_tui::protocol::math::{bust_price, value_close};
+use papertrade_tui::protocol::pretrade::Position;
 use papertrade_tui::protocol::trading::TradingState;
-use papertrade_tui::quote::Position;
 
 fn quote_math(c: &mut Criterion) {
     let state = TradingState::decode(include_str!("../assets/trading_mainnet.json")).unwrap();

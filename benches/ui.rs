@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use papertrade_tui::app::{App, Message, Mode, Tab};
-use papertrade_tui::feed::account::StreamEvent;
-use papertrade_tui::feed::market::MarketEvent;
+use papertrade_tui::events::account::StreamEvent;
+use papertrade_tui::events::market::MarketEvent;
 use papertrade_tui::protocol::account::{AccountFold, Frame, Patch, StatePatch};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::ui::{draw, theme::Theme};
@@ -210,8 +210,8 @@ fn crowd_snapshot(wallet: u64, positions: u64) -> papertrade_tui::protocol::acco
 /// 1,012 positions), every figure recomputed each frame from the scan.
 fn render_liquidations(c: &mut Criterion) {
     use papertrade_tui::analytics::liquidations::MAX_WALLETS;
-    use papertrade_tui::analytics::liquidations::scanned::{Scan, Scanned};
     use papertrade_tui::app::explore::Fetched;
+    use papertrade_tui::events::scan::{Scan, Scanned};
     let mut app = app_with(2);
     let now = UNIX_EPOCH + Duration::from_secs(1_791_862_900);
     app.explore.liquidations.wallets = MAX_WALLETS;

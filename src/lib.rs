@@ -11,21 +11,20 @@
 //! a facade. Everything else is `pub(crate)`, so the compiler reports what nothing uses.
 
 pub mod analytics;
+pub(crate) mod answers;
 pub mod app;
 pub mod cli;
 pub mod client;
 pub mod clock;
 pub mod config;
-pub mod feed;
+pub mod events;
 pub mod keys;
 pub(crate) mod local_server;
 pub(crate) mod logging;
 pub mod mcp;
-pub(crate) mod private_files;
 pub mod protocol;
-pub mod quote;
-pub(crate) mod report;
 pub mod sim;
+pub mod store;
 pub(crate) mod text;
 pub mod tui;
 pub mod ui;

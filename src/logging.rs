@@ -9,7 +9,7 @@ use tracing_appender::non_blocking::WorkerGuard;
 /// `None` when the directory cannot be created (logging is best effort: it never stops a command).
 pub fn init(data_dir: &Path) -> Option<WorkerGuard> {
     let dir = data_dir.join("logs");
-    crate::private_files::ensure_private_dir(&dir).ok()?;
+    crate::store::private_files::ensure_private_dir(&dir).ok()?;
     let appender = tracing_appender::rolling::daily(&dir, "papertrade-tui.log");
     let (writer, guard) = tracing_appender::non_blocking(appender);
     let filter = tracing_subscriber::EnvFilter::try_from_env("PAPERTRADE_TUI_LOG")

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 
 use crate::protocol::account::ClosedPosition;
 use crate::protocol::history::{LoadedHistory, TradeHistory};
-use crate::protocol::stats::{RecentTrades, Side, TradeKind};
+use crate::protocol::reads::{RecentTrades, Side, TradeKind};
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::price_f64;
 
@@ -329,7 +329,7 @@ impl HistoryPage {
 mod tests {
     use super::*;
     use crate::protocol::history::ClosedTrade as Record;
-    use crate::protocol::stats::TradeEvent;
+    use crate::protocol::reads::TradeEvent;
 
     fn trading() -> TradingState {
         TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap()

@@ -11,7 +11,7 @@ use alloy_primitives::B256;
 use serde_json::{Value, json};
 
 use crate::protocol::account::{AccountState, IntentOutcome, Operation, Position};
-use crate::protocol::stats::{QueueRank, TradeEvent};
+use crate::protocol::reads::{QueueRank, TradeEvent};
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::USDC_TO_WAD;
 

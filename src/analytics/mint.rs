@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use crate::protocol::math::mint_amount;
-use crate::protocol::stats::Summary;
+use crate::protocol::pretrade::percent_json;
+use crate::protocol::reads::Summary;
 use crate::protocol::units::{WAD, signed, wad_json};
-use crate::quote::percent_json;
 
 use super::raw;
 

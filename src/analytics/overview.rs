@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use alloy_primitives::U256;
 use serde_json::{Value, json};
 
-use crate::protocol::stats::{MarketStats, ProtocolHistory, RecentTrades, Summary};
+use crate::protocol::reads::{MarketStats, ProtocolHistory, RecentTrades, Summary};
 use crate::protocol::trading::{Cap, Instrument, TradingState};
 use crate::protocol::units::{mul_div, price_json, u256_to_u128};
 

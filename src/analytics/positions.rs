@@ -27,7 +27,7 @@ pub struct CloseValue {
 impl CloseValue {
     /// `p` (in `market`) closed at the raw `mark` under the win fee rate `fee` (1e18).
     pub fn at(market: &Instrument, p: &Position, fee: u128, mark: u64) -> Self {
-        let s = crate::quote::Position::held(market, p).scenario(fee, mark);
+        let s = crate::protocol::pretrade::Position::held(market, p).scenario(fee, mark);
         let net = s.net_pnl(p.margin);
         CloseValue {
             net,

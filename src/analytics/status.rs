@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::protocol::stats::{RelayerHealth, Summary};
+use crate::protocol::reads::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
 use super::{raw, usd, usd_u};

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 
 use crate::protocol::hyperliquid::Candle;
 use crate::protocol::math::price_raw_from_text;
-use crate::protocol::stats::{RecentTrades, TradeEvent, TradeKind};
-use crate::quote::percent_json;
+use crate::protocol::pretrade::percent_json;
+use crate::protocol::reads::{RecentTrades, TradeEvent, TradeKind};
 
 /// The feed's kind as the terminal's tool names it.
 pub fn kind_name(kind: TradeKind) -> &'static str {
@@ -53,7 +53,7 @@ pub fn event_json(e: &TradeEvent) -> Value {
         "time": e.ts,
         "wallet": format!("{:#x}", e.wallet),
         "market": crate::text::sanitize_line(&e.instrument, 16),
-        "side": if e.side == crate::protocol::stats::Side::Long { "long" } else { "short" },
+        "side": if e.side == crate::protocol::reads::Side::Long { "long" } else { "short" },
         "leverage": e.leverage,
         "notionalUsd": e.notional_usd,
         "kind": kind_name(e.kind),

@@ -6,9 +6,9 @@
 use std::time::SystemTime;
 
 use super::tab::Tab;
-use crate::feed::account::StreamEvent;
-use crate::feed::intents::Resolution;
-use crate::feed::market::MarketEvent;
+use crate::events::account::StreamEvent;
+use crate::events::intents::Resolution;
+use crate::events::market::MarketEvent;
 use crate::protocol::order::Order;
 
 /// A key as the terminal sent it, apart from what it means now (`ui::keymap::action` makes
@@ -80,7 +80,7 @@ pub enum Message {
     Market(MarketEvent),
     /// An account-stream event and when the loop received it.
     Stream(StreamEvent, SystemTime),
-    Submitted(super::report::SubmitReport),
+    Submitted(super::submission::SubmitOutcome),
     /// What the wallet's history file held at start (the runtime reads it; the app folds it).
     HistoryLoaded(crate::protocol::history::LoadedHistory),
     /// The timer, with the time now.

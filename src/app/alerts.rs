@@ -31,7 +31,7 @@ pub struct Notice {
 
 /// The alert settings (how to notify, when to warn) are the config file's (`[alerts]`); they
 /// live in `config::alerts` and keep their old paths here.
-pub use crate::config::alerts::{Delivery, Method, Rules};
+use crate::config::alerts::{Delivery, Rules};
 
 /// One position's distance to bust now.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -102,7 +102,7 @@ impl Alert {
             super::side::arrow(r.is_long),
             r.leverage,
             r.position_id,
-            crate::quote::percent_text(r.room, u128::from(r.mark), 2),
+            crate::protocol::pretrade::percent_text(r.room, u128::from(r.mark), 2),
             bps_text(self.threshold_bps)
         )
     }

@@ -10,10 +10,11 @@ use std::time::{Duration, SystemTime};
 use alloy_primitives::Address;
 
 use crate::analytics::leaderboard::{Leaderboard, Request, WindowRank};
-use crate::analytics::liquidations::{DEFAULT_WALLETS, scanned::Scan};
+use crate::analytics::liquidations::DEFAULT_WALLETS;
+use crate::events::scan::Scan;
 use crate::protocol::account::AccountState;
 use crate::protocol::leaderboard::{LeaderboardPage, SortDir, SortKey, Window};
-use crate::protocol::stats::ProtocolHistory;
+use crate::protocol::reads::ProtocolHistory;
 
 /// How often each pane's data is read again while it is on screen.
 pub const LEADERBOARD_REFRESH: Duration = Duration::from_secs(30);

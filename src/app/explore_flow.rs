@@ -8,7 +8,7 @@ use crate::analytics::liquidations::{
     self as liq, Book, ClosestQuery, MAX_CASCADE_PERCENT, MAX_CLOSEST,
 };
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
-use crate::protocol::stats::ProtocolHistory;
+use crate::protocol::reads::ProtocolHistory;
 
 use super::explore::{
     CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
@@ -386,7 +386,7 @@ impl App {
     }
 
     /// The feed rows of what the explorer found, newest first.
-    pub(crate) fn found_rows(&self) -> Vec<&crate::protocol::stats::TradeEvent> {
+    pub(crate) fn found_rows(&self) -> Vec<&crate::protocol::reads::TradeEvent> {
         let Some(found) = self.explore.explorer.found else {
             return Vec::new();
         };

@@ -4,15 +4,13 @@
 use std::collections::HashMap;
 use std::time::{Duration, SystemTime};
 
-use crate::feed::market::{MarketEvent, Source};
+use crate::events::market::{MarketEvent, Source};
 
 /// A source that has not answered for this long is stale (the panes label it).
 pub const STALE_AFTER: Duration = Duration::from_secs(30);
 /// The relayer's health is polled with the protocol summary (15 s by default): a health older
 /// than this is no longer evidence that it is ready.
 pub const HEALTH_STALE_AFTER: Duration = Duration::from_secs(60);
-/// The default for the oldest mark an open may be reviewed against (`[ui] max_mark_age_s`).
-pub use crate::config::DEFAULT_MAX_MARK_AGE;
 
 /// When each source last succeeded, and its last failure.
 #[derive(Debug, Default, Clone)]

@@ -15,7 +15,7 @@ use crate::keys::Passphrase;
 use crate::protocol::funding::{DepositPlan, SpotUsdc};
 
 use super::explore::Loaded;
-use super::report::SubmitReport;
+use super::submission::SubmitOutcome;
 
 /// How long a deposit's credit or a withdrawal's arrival is waited for before the pane says
 /// where the money is and how to check (the sweeper takes about a minute).
@@ -128,7 +128,7 @@ pub enum FundOutcome {
     Deposit(CoreSend),
     /// The send's report, and the HyperCore balance read just before it was signed: the
     /// arrival is measured from that, not from an older reading.
-    Withdrawal(SubmitReport, Option<SpotUsdc>),
+    Withdrawal(SubmitOutcome, Option<SpotUsdc>),
     /// Nothing was signed or sent (a wrong passphrase, another wallet's keystore, a read
     /// that failed): back to the review.
     Failed(String),

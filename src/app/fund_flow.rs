@@ -324,9 +324,9 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::app::report::SubmitReport;
+    use crate::app::submission::SubmitOutcome;
     use crate::app::{Message, Mode};
-    use crate::feed::account::StreamEvent;
+    use crate::events::account::StreamEvent;
     use crate::protocol::account::{AccountState, Frame};
     use crate::protocol::funding::{DepositPlan, SpotUsdc};
 
@@ -578,10 +578,10 @@ mod tests {
         to_signing(&mut app);
         let id = alloy_primitives::B256::repeat_byte(4);
         app.handle(Message::FundDone(FundOutcome::Withdrawal(
-            SubmitReport {
+            SubmitOutcome {
                 tracked: vec![id],
                 toasts: vec![("withdraw 40 USDC: queued".into(), false)],
-                ..SubmitReport::default()
+                ..SubmitOutcome::default()
             },
             Some(SpotUsdc {
                 total_wei: 5 * 100_000_000,

@@ -5,7 +5,7 @@
 
 use std::time::SystemTime;
 
-use crate::feed::market::Source;
+use crate::events::market::Source;
 
 use super::freshness::{HEALTH_STALE_AFTER, STALE_AFTER, age_text};
 use super::state::App;
@@ -231,7 +231,7 @@ mod tests {
     use super::*;
     use crate::app::Mode;
     use crate::client::FetchError;
-    use crate::feed::market::MarketEvent;
+    use crate::events::market::MarketEvent;
     use crate::protocol::wire::DecodeError;
 
     fn down_with(error: FetchError) -> String {

@@ -92,10 +92,10 @@ impl App {
 mod tests {
     use super::*;
     use crate::app::{Effect, Message, Mode};
-    use crate::feed::account::StreamEvent;
-    use crate::feed::market::MarketEvent;
+    use crate::events::account::StreamEvent;
+    use crate::events::market::MarketEvent;
     use crate::protocol::account::Frame;
-    use crate::protocol::stats::RecentTrades;
+    use crate::protocol::reads::RecentTrades;
     use crate::protocol::trading::TradingState;
     use alloy_primitives::U256;
     use std::time::{Duration, UNIX_EPOCH};

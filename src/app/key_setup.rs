@@ -9,7 +9,7 @@ use alloy_primitives::Address;
 
 use crate::keys::{KeyMeta, Passphrase};
 
-use super::report::SubmitReport;
+use super::submission::SubmitOutcome;
 
 /// The session key as the header shows it (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub enum KeyOutcome {
     /// A registration went out (or was refused): what the stream should follow, and the key's
     /// local expiry now.
     Registration {
-        report: SubmitReport,
+        report: SubmitOutcome,
         local_expiry: u64,
     },
     Cleared,

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::protocol::stats::RelayerHealth;
+use crate::protocol::reads::RelayerHealth;
 use crate::text::sanitize_line;
 
 /// A notice's fields are cut to this many characters each.

@@ -47,7 +47,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use crate::app::{App, Mode, PendingPrefill};
-    use crate::feed::market::MarketEvent;
+    use crate::events::market::MarketEvent;
     use crate::protocol::trading::TradingState;
 
     fn state(edit: impl FnOnce(&mut serde_json::Value)) -> TradingState {

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use alloy_primitives::Address;
 
-use crate::feed::market::MarkSource;
+use crate::events::market::MarkSource;
 
 use super::explore::Fetch;
 use super::state::App;
@@ -116,7 +116,7 @@ impl App {
 mod tests {
     use super::*;
     use crate::app::{Message, Mode};
-    use crate::feed::account::StreamEvent;
+    use crate::events::account::StreamEvent;
     use crate::protocol::account::{Frame, Operation};
     use alloy_primitives::B256;
 

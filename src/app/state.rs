@@ -9,13 +9,13 @@ use alloy_primitives::{Address, B256, U256};
 use super::freshness::Freshness;
 use super::messages::MessageLog;
 use super::tab::Tab;
-use crate::feed::account::StreamEvent;
-use crate::feed::intents::{IntentWatch, Resolution};
-use crate::feed::market::{MarketEvent, Source};
+use crate::events::account::StreamEvent;
+use crate::events::intents::{IntentWatch, Resolution};
+use crate::events::market::{MarketEvent, Source};
 use crate::protocol::account::{AccountState, Operation};
 use crate::protocol::history::{HistoryLine, TradeHistory};
 use crate::protocol::order::Order;
-use crate::protocol::stats::{RelayerHealth, Summary};
+use crate::protocol::reads::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
 use super::key_setup::KeyStatus;
@@ -137,9 +137,9 @@ pub struct App {
     /// Place in the relayer queue of each queued intent of the wallet.
     pub queue_ranks: BTreeMap<B256, u64>,
     /// The wallet's trades in the protocol's recent feed, newest first.
-    pub(crate) my_trades: Vec<crate::protocol::stats::TradeEvent>,
+    pub(crate) my_trades: Vec<crate::protocol::reads::TradeEvent>,
     /// The protocol's recent-trades feed as last polled (every wallet's), newest first.
-    pub recent_trades: Vec<crate::protocol::stats::TradeEvent>,
+    pub recent_trades: Vec<crate::protocol::reads::TradeEvent>,
     /// The chart's interval and the candles last fetched for (market, interval).
     pub chart_interval: &'static str,
     pub candles: Option<(u32, &'static str, Vec<crate::protocol::hyperliquid::Candle>)>,
@@ -187,7 +187,7 @@ pub struct App {
     /// Distance-to-bust alerts; `None` when the config turns them off.
     pub alerts: Option<super::alerts::Alerts>,
     /// Where alert notifications go (decided at start from the config and the terminal).
-    pub delivery: super::alerts::Delivery,
+    pub delivery: crate::config::alerts::Delivery,
     /// The latest alert, shown until Esc or until its position is gone.
     pub banner: Option<super::alerts::Alert>,
     /// The session-key panel, while open.
@@ -197,13 +197,13 @@ pub struct App {
     /// The owner keystore path last typed in the panel (a path, never a secret).
     pub owner_keystore_path: String,
     /// Sends that did not reach the queue as far as this client knows, and when they came back.
-    pub unanswered: VecDeque<(super::report::Unanswered, SystemTime)>,
+    pub unanswered: VecDeque<(super::submission::Unanswered, SystemTime)>,
     /// The panes over the whole exchange (Leaders, Explorer, Liquidations, Protocol series).
     pub explore: super::explore::Explore,
     /// The relayer's operator notices: logged once, unread until the Protocol tab shows them.
     pub notices: super::notices::Notices,
     /// How often the market reads are repeated (`[poll]`; see `reads`).
-    pub poll: crate::feed::market::PollRates,
+    pub poll: crate::events::market::PollRates,
 }
 
 /// How many unanswered sends are kept (oldest dropped first).
@@ -244,7 +244,7 @@ impl App {
             demo_environment: Vec::new(),
             prefill: None,
             clock: SystemTime::UNIX_EPOCH,
-            max_mark_age: super::freshness::DEFAULT_MAX_MARK_AGE,
+            max_mark_age: crate::config::DEFAULT_MAX_MARK_AGE,
             ticket: Ticket::default(),
             tab: Tab::Trade,
             position_cursor: 0,
@@ -257,9 +257,11 @@ impl App {
             show_log: false,
             keymap: super::action::Keymap::default(),
             dirty: true,
-            alerts: Some(super::alerts::Alerts::new(super::alerts::Rules::default())),
-            delivery: super::alerts::Delivery {
-                method: super::alerts::Method::Bell,
+            alerts: Some(super::alerts::Alerts::new(
+                crate::config::alerts::Rules::default(),
+            )),
+            delivery: crate::config::alerts::Delivery {
+                method: crate::config::alerts::Method::Bell,
                 tmux: false,
             },
             banner: None,
@@ -659,7 +661,7 @@ impl App {
     /// that made it: its first line, whether anything may be queued, and the fates to record.
     pub(crate) fn on_owner_sent(
         &mut self,
-        report: super::report::SubmitReport,
+        report: super::submission::SubmitOutcome,
     ) -> (String, bool, Vec<super::action::Effect>) {
         let queued = !report.tracked.is_empty();
         let text = report
@@ -679,7 +681,7 @@ impl App {
     /// Returns the intents whose fate the stream had already reported.
     pub(crate) fn on_submitted(
         &mut self,
-        report: super::report::SubmitReport,
+        report: super::submission::SubmitOutcome,
     ) -> Vec<(B256, Resolution)> {
         for (text, error) in report.toasts {
             self.toast(text, error);
@@ -711,7 +713,7 @@ impl App {
     /// A send with no answer leaves Pending once the stream settles it.
     fn settle_unanswered(&mut self, resolved: &[(B256, Resolution)]) {
         self.unanswered.retain(|(u, _)| {
-            u.fate != super::report::SendFate::NoAnswer
+            u.fate != super::submission::SendFate::NoAnswer
                 || !resolved.iter().any(|(id, _)| u.intent_id == Some(*id))
         });
     }
@@ -721,7 +723,7 @@ impl App {
     pub(crate) fn unanswered_at(
         &self,
         now: SystemTime,
-    ) -> impl Iterator<Item = &super::report::Unanswered> {
+    ) -> impl Iterator<Item = &super::submission::Unanswered> {
         let queued = |id: &Option<B256>| {
             self.account
                 .as_ref()
@@ -730,10 +732,10 @@ impl App {
         self.unanswered
             .iter()
             .filter(move |(u, at)| match u.fate {
-                super::report::SendFate::NoAnswer => !queued(&u.intent_id),
+                super::submission::SendFate::NoAnswer => !queued(&u.intent_id),
                 _ => now
                     .duration_since(*at)
-                    .is_ok_and(|age| age < super::report::UNANSWERED_FOR),
+                    .is_ok_and(|age| age < super::submission::UNANSWERED_FOR),
             })
             .map(|(u, _)| u)
     }
@@ -947,11 +949,11 @@ impl App {
                 // `next_screen_change`).
                 let expired = |at: SystemTime, now: SystemTime| {
                     now.duration_since(at)
-                        .is_ok_and(|a| a >= super::report::UNANSWERED_FOR)
+                        .is_ok_and(|a| a >= super::submission::UNANSWERED_FOR)
                 };
                 let before_len = self.unanswered.len();
                 self.unanswered.retain(|(u, at)| {
-                    u.fate == super::report::SendFate::NoAnswer || !expired(*at, self.clock)
+                    u.fate == super::submission::SendFate::NoAnswer || !expired(*at, self.clock)
                 });
                 if self.unanswered.len() != before_len {
                     self.dirty = true;
@@ -972,7 +974,8 @@ impl App {
     /// Measure every position against the alert thresholds at the app's clock: a crossing
     /// raises the banner and asks the runtime for the bell and a notification.
     fn check_alerts(&mut self) -> Vec<super::action::Effect> {
-        use super::alerts::{Method, readings};
+        use super::alerts::readings;
+        use crate::config::alerts::Method;
         let Some(state) = &self.trading else {
             return Vec::new();
         };
@@ -1065,7 +1068,7 @@ fn replace<T: PartialEq>(slot: &mut Option<T>, value: T) -> bool {
 mod tests {
     use super::*;
     use crate::app::Message;
-    use crate::feed::market::MarketEvent;
+    use crate::events::market::MarketEvent;
     use crate::protocol::account::Frame;
     use crate::protocol::trading::TradingState;
 
@@ -1121,10 +1124,12 @@ mod tests {
             .unwrap()
             .id;
         let (ok_id, bad_id) = (B256::repeat_byte(1), B256::repeat_byte(2));
-        app.handle(Message::Submitted(super::super::report::SubmitReport {
-            tracked: vec![ok_id, bad_id],
-            ..Default::default()
-        }));
+        app.handle(Message::Submitted(
+            super::super::submission::SubmitOutcome {
+                tracked: vec![ok_id, bad_id],
+                ..Default::default()
+            },
+        ));
         // Both queued: an ETH open of each.
         let op = |id| Operation {
             intent_id: id,

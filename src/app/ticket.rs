@@ -5,9 +5,9 @@ use crate::protocol::account::AccountState;
 use crate::protocol::math::{
     Capacity, OpenCheck, OpenFunds, OpenRejection, check_open, open_capacity,
 };
+use crate::protocol::pretrade::{Position, Scenario, exit_from_move};
 use crate::protocol::trading::{Instrument, TradingState};
 use crate::protocol::units::{DecimalError, WAD, parse_scaled};
-use crate::quote::{Position, Scenario, exit_from_move};
 
 /// The largest margin the ticket accepts: $10,000,000 (6 decimals, USDC precision).
 const MAX_MARGIN_MICRO: u128 = 10_000_000 * 1_000_000;

@@ -5,7 +5,7 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::feed::market::Source;
+use crate::events::market::Source;
 
 use super::freshness::{HEALTH_STALE_AFTER, STALE_AFTER};
 use super::gate::KeyState;
@@ -44,8 +44,8 @@ impl App {
         let unanswered = self
             .unanswered
             .iter()
-            .filter(|(u, _)| u.fate != super::report::SendFate::NoAnswer)
-            .map(|(_, at)| *at + super::report::UNANSWERED_FOR)
+            .filter(|(u, _)| u.fate != super::submission::SendFate::NoAnswer)
+            .map(|(_, at)| *at + super::submission::UNANSWERED_FOR)
             .filter(|t| *t > after)
             .min();
         [
@@ -100,7 +100,8 @@ impl App {
 mod tests {
     use super::*;
     use crate::app::Mode;
-    use crate::app::alerts::{Alerts, Reading, Rules};
+    use crate::app::alerts::{Alerts, Reading};
+    use crate::config::alerts::Rules;
     use alloy_primitives::U256;
 
     /// A crossing held back by its threshold's cooldown is woken for when the cooldown ends (it

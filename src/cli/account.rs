@@ -10,15 +10,16 @@ use serde_json::{Value, json};
 use clap::Args;
 
 use crate::analytics::positions::CloseValue;
-use crate::app::alerts::{Alert, Alerts, Delivery, readings};
+use crate::app::alerts::{Alert, Alerts, readings};
 use crate::client::market::spawn_market_poller;
-use crate::feed::account::StreamEvent;
+use crate::config::alerts::Delivery;
+use crate::events::account::StreamEvent;
 use crate::protocol::account::AccountState;
+use crate::protocol::pretrade::{percent_json, percent_text};
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::{price_json, signed, wad_json};
-use crate::quote::{percent_json, percent_text};
 
-use crate::report::account::{self as report, side, symbol};
+use crate::answers::account::{self as report, side, symbol};
 
 use super::Context;
 use super::output::say;

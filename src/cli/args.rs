@@ -4,7 +4,7 @@
 
 use clap::Args;
 
-pub use crate::report::input::*;
+pub use crate::answers::input::*;
 
 /// How long a writing command follows the account stream for its intents' fate.
 #[derive(Debug, Args, Clone, Copy)]

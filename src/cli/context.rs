@@ -72,7 +72,7 @@ pub struct Context {
     /// The config file's `[alerts]`.
     pub alerts: crate::config::AlertsConfig,
     /// The config file's `[poll]` rates.
-    pub rates: crate::client::market::PollRates,
+    pub rates: crate::events::market::PollRates,
 }
 
 impl Context {
@@ -109,7 +109,7 @@ impl Context {
             }
             (None, None) => config::default_data_dir(),
         };
-        crate::private_files::ensure_data_dir(&data_dir)
+        crate::store::private_files::ensure_data_dir(&data_dir)
             .map_err(|e| CliError::Environment(e.to_string()))?;
         let log_guard = crate::logging::init(&data_dir);
         // Checked whether or not the command stores a key: a typo is never silently ignored.
@@ -130,7 +130,7 @@ impl Context {
             // Checked when the file was read.
             deadlines: file.deadlines.deadlines().map_err(CliError::Config)?,
             alerts: file.alerts,
-            rates: crate::client::market::PollRates::or_default(
+            rates: crate::events::market::PollRates::or_default(
                 file.poll.and_then(|p| p.markets()),
                 file.poll.and_then(|p| p.protocol()),
             ),

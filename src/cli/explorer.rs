@@ -18,7 +18,7 @@ use super::output::{
     Align, CliError, Precision, Table, print_json, time_utc, usd, usd_signed, usd_signed_shown,
 };
 
-use crate::report::explorer::{self as report, SORT_KEYS, WINDOWS};
+use crate::answers::explorer::{self as report, SORT_KEYS, WINDOWS};
 
 #[derive(Debug, Args)]
 pub(crate) struct LeaderboardArgs {
@@ -337,8 +337,8 @@ pub async fn lookup(ctx: &Context, a: LookupArgs) -> Result<(), CliError> {
 /// `decode-tx`: the transaction and its receipt over the HyperEVM RPC (`--rpc-url`), the same
 /// answer as the `decode_transaction` tool.
 pub async fn decode_tx(ctx: &Context, a: DecodeTxArgs) -> Result<(), CliError> {
-    let hash = crate::report::transaction::tx_hash("<TX_HASH>", &a.tx_hash)?;
-    let value = crate::report::transaction::decode(&ctx.http, hash).await?;
+    let hash = crate::answers::transaction::tx_hash("<TX_HASH>", &a.tx_hash)?;
+    let value = crate::answers::transaction::decode(&ctx.http, hash).await?;
     if ctx.json {
         print_json(&value);
         return Ok(());

@@ -49,17 +49,17 @@ impl PrefillArgs {
         &self,
     ) -> Result<
         Option<(
-            crate::report::deep_link::LinkTicket,
+            crate::answers::deep_link::LinkTicket,
             Vec<String>,
             crate::app::Prefilled,
         )>,
         CliError,
     > {
         if let Some(link) = &self.link {
-            let (ticket, notes) = crate::report::deep_link::parse(link)?;
+            let (ticket, notes) = crate::answers::deep_link::parse(link)?;
             return Ok(Some((ticket, notes, crate::app::Prefilled::Link)));
         }
-        let ticket = crate::report::deep_link::LinkTicket {
+        let ticket = crate::answers::deep_link::LinkTicket {
             market: self.market.clone(),
             side: self.side.clone(),
             margin: self.margin.clone(),
@@ -195,7 +195,7 @@ fn apply_prefill(app: &mut App, p: &PrefillArgs) -> Result<(), CliError> {
     };
     let mut market = None;
     if let Some(m) = &ticket.market {
-        match crate::report::deep_link::market_text(m) {
+        match crate::answers::deep_link::market_text(m) {
             Ok(m) => market = Some(m),
             Err(e) => notes.push(format!("market dropped: {e}")),
         }
@@ -238,7 +238,7 @@ mod tests {
     fn arrive(app: &mut App) {
         let state =
             TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap();
-        app.on_market(crate::feed::market::MarketEvent::Trading(
+        app.on_market(crate::events::market::MarketEvent::Trading(
             Box::new(state),
             std::time::SystemTime::UNIX_EPOCH,
         ));

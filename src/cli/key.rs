@@ -8,13 +8,13 @@ use serde_json::json;
 use clap::{Args, Subcommand};
 
 use crate::client::intents::Submission;
-use crate::client::ledger::AuditLog;
 use crate::client::session_key::{RegistrationError, registration, send_registration};
 use crate::clock::now_unix_s;
 use crate::keys::{
     KeyError, KeyMeta, OWNER_PASSPHRASE_ENV, PASSPHRASE_ENV, SESSION_TTL_SECS, ScryptCost,
     create_owner_keystore,
 };
+use crate::store::ledger::AuditLog;
 
 use super::Context;
 use super::args::WaitArgs;

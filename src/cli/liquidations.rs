@@ -9,8 +9,8 @@ use crate::analytics::liquidations::{
     AtRisk, Coverage, DEFAULT_BUCKETS, DEFAULT_CLOSEST, DEFAULT_CLUSTERS, DEFAULT_WALLETS,
     MAX_BUCKETS, MAX_CASCADE_PERCENT, MAX_CLOSEST, MAX_CLUSTERS, MAX_WALLETS,
 };
+use crate::protocol::pretrade::{fraction_json, percent_text};
 use crate::protocol::units::signed;
-use crate::quote::{fraction_json, percent_text};
 use crate::text::sanitize_line;
 
 use super::Context;
@@ -99,7 +99,7 @@ pub(crate) struct LiquidationMapArgs {
     pub scan: ScanArgs,
 }
 
-use crate::report::liquidations::{self as report, Gathered, gather, percent};
+use crate::answers::liquidations::{self as report, Gathered, gather, percent};
 
 fn scan_lines(g: &Gathered, cov: &Coverage) -> String {
     let mut text = format!(

@@ -14,7 +14,7 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
     let state = &data.state;
     let fee = state.win_fee_rate();
     if ctx.json {
-        print_json(&crate::report::markets::markets_json(&data));
+        print_json(&crate::answers::markets::markets_json(&data));
         return Ok(());
     }
 
@@ -55,7 +55,7 @@ pub async fn run(ctx: &Context) -> Result<(), CliError> {
         "\nmin margin {}  ·  min notional {}  ·  win fee {}%  ·  trading {}",
         usd(signed(state.minimum_trade_size)),
         usd(signed(state.minimum_open_notional)),
-        crate::quote::percent_text(signed(fee), crate::protocol::units::WAD, 2),
+        crate::protocol::pretrade::percent_text(signed(fee), crate::protocol::units::WAD, 2),
         if state.trading_paused {
             "PAUSED"
         } else {

@@ -213,13 +213,13 @@ impl CliError {
     }
 }
 
-impl From<crate::report::ReportError> for CliError {
-    fn from(e: crate::report::ReportError) -> Self {
-        use crate::report::ReportError;
+impl From<crate::answers::AnswerError> for CliError {
+    fn from(e: crate::answers::AnswerError) -> Self {
+        use crate::answers::AnswerError;
         match e {
-            ReportError::Input { field, message } => CliError::Input { field, message },
-            ReportError::Network(m) => CliError::Network(m),
-            ReportError::Malformed(m) => CliError::Malformed(m),
+            AnswerError::Input { field, message } => CliError::Input { field, message },
+            AnswerError::Network(m) => CliError::Network(m),
+            AnswerError::Malformed(m) => CliError::Malformed(m),
         }
     }
 }

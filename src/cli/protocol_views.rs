@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::analytics::overview::HISTORY_COLUMNS;
 use crate::analytics::trades::{CANDLE_INTERVALS, event_json};
-use crate::protocol::stats::ProtocolHistory;
+use crate::protocol::reads::ProtocolHistory;
 use crate::protocol::units::{signed, wad_text};
 
 use super::Context;
@@ -15,7 +15,7 @@ use super::output::{
     Align, CliError, Precision, Table, price_shown, print_json, quantity_shown, time_utc, usd,
     usd_shown, usd_signed_shown,
 };
-use crate::report::protocol as report;
+use crate::answers::protocol as report;
 
 #[derive(Debug, Args)]
 pub(crate) struct OverviewArgs {
@@ -183,7 +183,7 @@ pub async fn overview(ctx: &Context, a: OverviewArgs) -> Result<(), CliError> {
     Ok(())
 }
 
-fn print_trades(rows: &[&crate::protocol::stats::TradeEvent], precision: &Precision) {
+fn print_trades(rows: &[&crate::protocol::reads::TradeEvent], precision: &Precision) {
     if rows.is_empty() {
         return;
     }
@@ -304,7 +304,7 @@ pub async fn paper_mint(ctx: &Context, a: PaperMintArgs) -> Result<(), CliError>
         if e.supply > 0 {
             format!(
                 " ({}%)",
-                crate::quote::percent_text(signed(e.staked), e.supply, 2)
+                crate::protocol::pretrade::percent_text(signed(e.staked), e.supply, 2)
             )
         } else {
             String::new()

@@ -2,9 +2,9 @@
 
 use clap::Args;
 
+use crate::answers::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
+use crate::protocol::pretrade::{Position, Scenario, percent_text};
 use crate::protocol::units::{WAD, signed};
-use crate::quote::{Position, Scenario, percent_text};
-use crate::report::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
 
 use super::args::MarketArgs;
 use super::output::say;

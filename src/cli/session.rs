@@ -9,11 +9,11 @@ use alloy_primitives::{Address, B256};
 use clap::Args;
 
 use crate::client::intents::{record_fate, record_stopped_waiting};
-use crate::client::ledger::AuditLog;
+use crate::store::ledger::AuditLog;
 
 use crate::clock::now_unix_s;
-use crate::feed::account::StreamEvent;
-use crate::feed::intents::{IntentWatch, Resolution};
+use crate::events::account::StreamEvent;
+use crate::events::intents::{IntentWatch, Resolution};
 use crate::keys::{
     Backend, KeyError, KeyMeta, Passphrase, ScryptCost, SessionKeys, load_owner_keystore,
     prompt_new_passphrase, prompt_passphrase,
@@ -325,7 +325,7 @@ fn pasted_signature(
     request: &serde_json::Value,
 ) -> Result<alloy_primitives::Signature, CliError> {
     if let Some(path) = &signing.typed_data_out {
-        crate::private_files::write_private(
+        crate::store::private_files::write_private(
             path,
             serde_json::to_string_pretty(request)
                 .expect("JSON")

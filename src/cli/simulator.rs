@@ -126,7 +126,7 @@ impl DemoFiles {
     fn create(data_dir: &Path) -> Result<Self, CliError> {
         let error = |e: std::io::Error| CliError::Local(format!("demo data dir: {e}"));
         let root = data_dir.join("demo");
-        crate::private_files::ensure_private_dir(&root).map_err(error)?;
+        crate::store::private_files::ensure_private_dir(&root).map_err(error)?;
         remove_abandoned_runs(&root);
         let dir = root.join(format!("run-{}", std::process::id()));
         // Ours by name: what is there is a dead run's that had the same process id.
@@ -134,7 +134,7 @@ impl DemoFiles {
             remove_entry(&dir).map_err(error)?;
         }
         // Private: it serves as the demo's data dir, which is otherwise only checked.
-        crate::private_files::ensure_private_dir(&dir).map_err(error)?;
+        crate::store::private_files::ensure_private_dir(&dir).map_err(error)?;
         Ok(Self { dir })
     }
 }
@@ -223,7 +223,7 @@ fn demo_environment(
 /// A fresh practice owner (keystore file) and its session key (keystore backend) in `dir`.
 fn practice_wallet(dir: &Path) -> Result<Practice, CliError> {
     let owner_dir = dir.join("owner");
-    crate::private_files::ensure_private_dir(&owner_dir)
+    crate::store::private_files::ensure_private_dir(&owner_dir)
         .map_err(|e| CliError::Local(format!("demo data dir: {e}")))?;
     let wallet = WalletSigner::random();
     alloy_signer_local::PrivateKeySigner::encrypt_keystore(
@@ -439,7 +439,7 @@ pub async fn demo(ctx: &Context, a: DemoArgs) -> Result<(), CliError> {
             ui: ctx.ui.clone(),
             deadlines: ctx.deadlines,
             alerts: ctx.alerts.clone(),
-            rates: crate::client::market::PollRates {
+            rates: crate::events::market::PollRates {
                 markets: std::time::Duration::from_millis(1000),
                 protocol: std::time::Duration::from_secs(5),
             },

@@ -9,10 +9,9 @@ use clap::Args;
 use crate::analytics::positions::CloseValue;
 use crate::client::funding::{follow_core_credit, send_withdraw, withdraw_intent};
 use crate::client::intents::{Submission, SubmitError};
-use crate::client::ledger::AuditLog;
 use crate::client::orders::{OrderError, Sent, Trader};
 use crate::clock::now_unix_s;
-use crate::feed::intents::{IntentWatch, Resolution};
+use crate::events::intents::{IntentWatch, Resolution};
 use crate::protocol::account::Operation;
 use crate::protocol::eip712::{MAX_CLOSE_IDS, SessionSigner};
 use crate::protocol::failure::FailureGuess;
@@ -21,9 +20,10 @@ use crate::protocol::funding::{
 };
 use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
 use crate::protocol::order::Order;
+use crate::protocol::pretrade::{Position, percent_text};
 use crate::protocol::rules::{CloseRejection, check_cancel, close_rejection};
 use crate::protocol::units::{price_json, signed, wad_json};
-use crate::quote::{Position, percent_text};
+use crate::store::ledger::AuditLog;
 
 use super::args::{MarketArgs, WaitArgs};
 use super::key::report_submission;

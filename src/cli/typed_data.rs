@@ -28,7 +28,7 @@ pub(crate) struct TypedDataArgs {
 
 pub async fn run(ctx: &Context, a: TypedDataArgs) -> Result<(), CliError> {
     let message = super::args::json_text("message", &a.message)?;
-    let out = crate::report::typed_data::typed_data(
+    let out = crate::answers::typed_data::typed_data(
         &a.kind,
         message,
         a.signer.as_deref(),

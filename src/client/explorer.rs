@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use alloy_primitives::Address;
 
 use crate::protocol::leaderboard::{Board, LeaderboardPage, SortDir, SortKey, Window};
-use crate::protocol::stats::{MarketStats, ProtocolHistory, QueueRank, RecentTrades, Summary};
+use crate::protocol::reads::{MarketStats, ProtocolHistory, QueueRank, RecentTrades, Summary};
 use crate::protocol::wire::DecodeError;
 
 use super::http::{ExchangeHttp, FetchError};

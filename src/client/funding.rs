@@ -17,7 +17,6 @@ use crate::protocol::hypercore_send::{ExchangeAnswer, SignedSpotSend};
 use crate::protocol::wire::{DecodeError, parse_address};
 
 use super::http::NoAnswer;
-use super::ledger::{AuditLog, NonceStore};
 use super::limits::ANSWER_CAP;
 use super::live_account::LiveAccount;
 use super::orders::{Sent, send_signed};
@@ -25,6 +24,7 @@ use super::{ExchangeHttp, FetchError};
 use crate::clock::now_unix_s;
 use crate::protocol::eip712::{NonceLane, Signed, WithdrawToCore};
 use crate::protocol::order::{Deadlines, Order, OrderIntent};
+use crate::store::ledger::{AuditLog, NonceStore};
 
 /// Why a deposit cannot be planned.
 #[derive(Debug, thiserror::Error)]
@@ -265,14 +265,14 @@ pub async fn follow_core_credit(
 /// nonce; never the signature). A log that cannot be written is said, not fatal: the money has
 /// already moved or not by then.
 pub struct DepositAudit {
-    audit: super::ledger::AuditLog,
+    audit: crate::store::ledger::AuditLog,
     fields: Value,
 }
 
 impl DepositAudit {
     pub fn new(data_dir: &std::path::Path, plan: &DepositPlan, nonce: u64, via: &str) -> Self {
         Self {
-            audit: super::ledger::AuditLog::new(data_dir),
+            audit: crate::store::ledger::AuditLog::new(data_dir),
             fields: json!({
                 "action": "spotSend",
                 "via": via,

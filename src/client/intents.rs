@@ -10,8 +10,8 @@ use crate::protocol::eip712::{Intent, Signed};
 use crate::protocol::relayer::{Accepted, RelayerAnswer, decode_answer};
 
 use super::http::ExchangeHttp;
-use super::ledger::AuditLog;
-use crate::feed::intents::Resolution;
+use crate::events::intents::Resolution;
+use crate::store::ledger::AuditLog;
 
 /// What a single send produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -192,7 +192,7 @@ pub(crate) fn record_stopped_waiting(audit: &AuditLog, id: B256, queued: bool) {
     } else {
         "not seen in the queue before the command stopped waiting; a later command that sees its fate records it"
     };
-    record_outcome(audit, id, super::ledger::PENDING, detail);
+    record_outcome(audit, id, crate::store::ledger::PENDING, detail);
 }
 
 fn record_outcome(audit: &AuditLog, id: B256, outcome: &str, detail: &str) {

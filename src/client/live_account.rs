@@ -13,18 +13,18 @@ use std::time::Duration;
 use alloy_primitives::{Address, B256, U256};
 use tokio::sync::mpsc;
 
-use crate::feed::account::StreamEvent;
+use crate::events::account::StreamEvent;
 use crate::protocol::account::{AccountState, ClosedPosition};
 use crate::protocol::coverage::{Mark, positions_changed};
 use crate::protocol::history::{ClosedHere, ClosedTrade, HistoryLine};
 use crate::protocol::trading::TradingState;
 
-use super::history::HistoryFile;
 use super::intents::record_late_fate;
-use super::ledger::AuditLog;
 use super::stream::{StreamConfig, spawn_account_stream};
 use super::{ExchangeHttp, FetchError};
-use crate::feed::intents::IntentWatch;
+use crate::events::intents::IntentWatch;
+use crate::store::history::HistoryFile;
+use crate::store::ledger::AuditLog;
 
 /// The account stream of one wallet, kept open while a command runs.
 pub struct LiveAccount {
@@ -78,7 +78,7 @@ impl LateFates {
         }
         for (id, r) in self.watch.on_event(event) {
             record_late_fate(&self.audit, id, &r);
-            use crate::feed::intents::Resolution;
+            use crate::events::intents::Resolution;
             use crate::protocol::account::Outcome;
             if !matches!(
                 r,

@@ -11,13 +11,13 @@ use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
 use crate::protocol::hyperliquid::{Candle, interval_ms};
-use crate::protocol::stats::{RelayerHealth, Summary};
+use crate::protocol::reads::{RelayerHealth, Summary};
 use crate::protocol::wire::DecodeError;
 
 use super::http::{ExchangeHttp, FetchError};
-use crate::feed::market::{MarkSource, MarketEvent, Source};
+use crate::events::market::{MarkSource, MarketEvent, Source};
 
-pub use crate::feed::market::PollRates;
+use crate::events::market::PollRates;
 
 impl PollRates {
     /// The defaults, with whichever rate is given in its place.
@@ -143,7 +143,7 @@ pub async fn read_protocol(http: &ExchangeHttp) -> Vec<MarketEvent> {
 /// The protocol's recent trades (the wallet's closes and liquidations reach its history there).
 pub async fn read_recent_trades(http: &ExchangeHttp) -> MarketEvent {
     let now = SystemTime::now();
-    http.get_json::<crate::protocol::stats::RecentTrades>(
+    http.get_json::<crate::protocol::reads::RecentTrades>(
         "/query/protocol/trades/recent",
         &BTreeMap::new(),
     )
@@ -158,7 +158,7 @@ pub async fn read_queue_rank(
     wallet: alloy_primitives::Address,
 ) -> MarketEvent {
     let now = SystemTime::now();
-    http.get_json::<crate::protocol::stats::QueueRank>(
+    http.get_json::<crate::protocol::reads::QueueRank>(
         &format!("/queue-rank/accounts/{wallet:#x}"),
         &BTreeMap::new(),
     )

@@ -68,8 +68,8 @@ impl MarketData {
     }
 
     /// Fold a poller's event (`positions --follow` keeps its marks current this way).
-    pub fn apply(&mut self, event: crate::feed::market::MarketEvent) {
-        use crate::feed::market::MarketEvent;
+    pub fn apply(&mut self, event: crate::events::market::MarketEvent) {
+        use crate::events::market::MarketEvent;
         match event {
             MarketEvent::Trading(state, _) => self.state = *state,
             MarketEvent::Mark {

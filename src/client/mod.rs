@@ -5,10 +5,8 @@
 pub mod evm;
 pub mod explorer;
 pub mod funding;
-pub mod history;
 pub(crate) mod http;
 pub mod intents;
-pub mod ledger;
 pub mod limits;
 pub mod live_account;
 pub mod market;

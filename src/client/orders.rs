@@ -10,7 +10,7 @@ use crate::protocol::order::{Deadlines, Order, OrderIntent};
 
 use super::http::ExchangeHttp;
 use super::intents::{Submission, SubmitError, submit};
-use super::ledger::{AuditLog, NonceStore};
+use crate::store::ledger::{AuditLog, NonceStore};
 
 /// One intent of an order after its single send.
 #[derive(Debug)]

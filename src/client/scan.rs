@@ -39,7 +39,7 @@ pub const SCAN_TTL: Duration = Duration::from_secs(15);
 /// is not read on this path).
 const STREAM_RETRY_WAIT: Duration = Duration::from_secs(1);
 
-pub use crate::feed::scan::{Scan, Scanned};
+use crate::events::scan::{Scan, Scanned};
 
 /// The `n` wallets with the most open notional, largest first, and the leaderboard's account
 /// count: the board sorted by `currentOpenNotional` over the whole history, read the one way

@@ -14,7 +14,7 @@ use crate::protocol::order::Deadlines;
 
 use super::http::ExchangeHttp;
 use super::intents::{Submission, SubmitError, submit};
-use super::ledger::{AuditLog, NonceStore};
+use crate::store::ledger::{AuditLog, NonceStore};
 
 /// The registration of `key` for `owner` at unix second `now`, with the next exchange nonce.
 pub fn registration(

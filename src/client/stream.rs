@@ -18,7 +18,7 @@ use crate::protocol::account::{AccountFold, Folded, Frame, Liveness};
 use super::http::ExchangeHttp;
 use super::limits;
 use super::sse::{SseItem, SseParser};
-use crate::feed::account::StreamEvent;
+use crate::events::account::StreamEvent;
 
 #[derive(Debug, Clone)]
 pub struct StreamConfig {

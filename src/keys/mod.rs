@@ -18,7 +18,7 @@ mod tests;
 
 use std::fmt;
 
-use crate::private_files as files;
+use crate::store::private_files as files;
 
 use alloy_primitives::Address;
 use serde::{Deserialize, Serialize};

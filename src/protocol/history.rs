@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::account::{ClosedPosition, Position};
 use super::coverage::{Coverage, Mark, Recorded};
-use super::stats::{TradeEvent, TradeKind};
+use super::reads::{TradeEvent, TradeKind};
 use super::trading::Instrument;
 use super::units::{scale_decimals, scaled_of_display_f64};
 
@@ -96,7 +96,7 @@ impl ClosedTrade {
             e.position_id == Some(id)
                 && matches!(e.kind, TradeKind::Close | TradeKind::Liq)
                 && e.instrument_id == self.closed.instrument_id
-                && matches!(e.side, super::stats::Side::Long) == self.closed.is_long
+                && matches!(e.side, super::reads::Side::Long) == self.closed.is_long
         }) else {
             return false;
         };
@@ -504,7 +504,7 @@ enum Insert {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::stats::Side;
+    use crate::protocol::reads::Side;
 
     fn closed(id: u64, liquidated: bool, net: i128, paper: u128) -> ClosedPosition {
         ClosedPosition {

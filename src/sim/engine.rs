@@ -11,7 +11,7 @@ use crate::protocol::account::{
     Position, SessionKeyEntry, StatePatch,
 };
 use crate::protocol::eip712::NonceLane;
-use crate::protocol::stats::TradeEvent;
+use crate::protocol::reads::TradeEvent;
 use crate::protocol::trading::{Intake, IntakeSource, TradingState};
 use crate::protocol::units::WAD;
 

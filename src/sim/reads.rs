@@ -4,7 +4,7 @@ use alloy_primitives::Address;
 use serde::Serialize;
 
 use crate::protocol::math::{MINT_CLIFF, MINT_DECAY, MINT_RATE, tail_progress};
-use crate::protocol::stats::{
+use crate::protocol::reads::{
     MarketStat, MarketStats, QueueRank, QueueRankEntry, QueueSource, QueueSummary, RecentTrades,
     Summary, SummaryActivity, SummaryBalances, SummaryFees, SummaryPaper, SummarySource,
 };

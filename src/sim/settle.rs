@@ -10,7 +10,7 @@ use crate::protocol::math::{
     is_liquidated, loss_fee, mint_amount, mint_basis, mint_rate, staking_accrued, staking_reward,
     tail_progress, value_close,
 };
-use crate::protocol::stats::{Side, TradeEvent, TradeKind};
+use crate::protocol::reads::{Side, TradeEvent, TradeKind};
 use crate::protocol::units::{USDC_TO_WAD, mul_div, price_f64, u256_to_u128, wad_to_f64};
 
 use super::engine::{AccountTx, Engine, Queued, QueuedAction};

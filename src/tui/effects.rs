@@ -12,16 +12,16 @@ use tokio::sync::mpsc;
 
 use crate::app::fund::FundOutcome;
 use crate::app::key_setup::KeyOutcome;
-use crate::app::{Effect, Message, SubmitReport};
+use crate::app::{Effect, Message, SubmitOutcome};
 use crate::client::ExchangeHttp;
-use crate::client::history::HistoryFile;
 use crate::client::intents::record_fate;
-use crate::client::ledger::AuditLog;
 use crate::client::live_account::LateFates;
 use crate::client::stream::{StreamConfig, spawn_stamped_account_stream};
 use crate::keys::SessionKeys;
 use crate::protocol::eip712::SessionSigner;
 use crate::protocol::order::Deadlines;
+use crate::store::history::HistoryFile;
+use crate::store::ledger::AuditLog;
 
 use super::Screen;
 use super::fund::FundWorker;
@@ -159,7 +159,7 @@ impl Runner {
 
     /// An error of the runtime's own work, in the message log.
     fn say(&self, text: String) {
-        self.answer(Message::Submitted(SubmitReport {
+        self.answer(Message::Submitted(SubmitOutcome {
             toasts: vec![(text, true)],
             ..Default::default()
         }));

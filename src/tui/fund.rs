@@ -10,7 +10,7 @@ use alloy_primitives::Address;
 use tokio::sync::mpsc;
 
 use crate::app::fund::{CoreSend, FundJob, FundOutcome};
-use crate::app::{Message, SubmitReport};
+use crate::app::{Message, SubmitOutcome};
 use crate::client::ExchangeHttp;
 use crate::client::funding::{
     DepositAudit, DepositCheckError, SpotSendResult, send_deposit, send_withdraw, withdraw_intent,
@@ -116,7 +116,7 @@ impl FundWorker {
         amount: u64,
         path: &str,
         passphrase: Passphrase,
-    ) -> Result<(SubmitReport, Option<SpotUsdc>), String> {
+    ) -> Result<(SubmitOutcome, Option<SpotUsdc>), String> {
         let wallet = unlock_owner(path, passphrase, self.owner).await?;
         let intent = withdraw_intent(&self.data_dir, self.owner, amount, self.deadlines)
             .map_err(|e| format!("nonce store: {e}; nothing was signed"))?;
@@ -126,7 +126,7 @@ impl FundWorker {
         // The arrival is measured from the balance just before the send.
         let (one, core_before) =
             send_withdraw(&self.http, &self.data_dir, &signed, Some("tui")).await;
-        let mut report = SubmitReport::default();
+        let mut report = SubmitOutcome::default();
         if one.may_be_queued() {
             report.tracked.push(one.watch);
         }

@@ -10,7 +10,7 @@ use alloy_primitives::Address;
 use tokio::sync::mpsc;
 
 use crate::app::key_setup::{KeyJob, KeyOutcome};
-use crate::app::{KeyStatus, Message, SubmitReport};
+use crate::app::{KeyStatus, Message, SubmitOutcome};
 use crate::client::ExchangeHttp;
 use crate::client::session_key::{registration, send_registration};
 use crate::clock::now_unix_s;
@@ -180,7 +180,7 @@ impl KeyWorker {
         let intent = self.registration(meta.key)?;
         let request = sign_request_json(self.owner, &intent);
         let path = self.data_dir.join(TYPED_DATA_FILE);
-        crate::private_files::write_private(
+        crate::store::private_files::write_private(
             &path,
             serde_json::to_string_pretty(&request)
                 .expect("JSON")
@@ -201,7 +201,7 @@ impl KeyWorker {
         let submission = send_registration(&self.http, &self.data_dir, &self.keys, &signed)
             .await
             .map_err(|e| e.to_string())?;
-        let mut report = SubmitReport::default();
+        let mut report = SubmitOutcome::default();
         if submission.may_be_queued() {
             report.tracked.push(id);
         }

@@ -30,7 +30,7 @@ use tokio::sync::mpsc;
 
 use crate::app::App;
 use crate::client::ExchangeHttp;
-use crate::client::market::PollRates;
+use crate::events::market::PollRates;
 use crate::keys::KeyMeta;
 use crate::protocol::eip712::SessionSigner;
 use crate::ui::{draw, theme::Theme};

@@ -8,7 +8,7 @@ use alloy_primitives::Address;
 use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::app::{Message, SendFate, SubmitReport, Unanswered};
+use crate::app::{Message, SendFate, SubmitOutcome, Unanswered};
 use crate::client::ExchangeHttp;
 use crate::client::intents::Submission;
 use crate::client::orders::Trader;
@@ -78,9 +78,9 @@ impl Submitter {
         let trader = match trader {
             Ok(trader) => trader,
             Err(why) => {
-                let report = SubmitReport {
+                let report = SubmitOutcome {
                     toasts: vec![(why.into(), true)],
-                    ..SubmitReport::default()
+                    ..SubmitOutcome::default()
                 };
                 let _ = inbox.try_send(Message::Submitted(report));
                 return;
@@ -93,8 +93,8 @@ impl Submitter {
     }
 }
 
-async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitReport {
-    let mut report = SubmitReport::default();
+async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitOutcome {
+    let mut report = SubmitOutcome::default();
     let sent = match trader.send(order, json!({"via": "tui"})).await {
         Ok(sent) => sent,
         Err(e) => {
@@ -128,7 +128,7 @@ async fn carry_out(trader: &Trader, order: &Order, what: &str) -> SubmitReport {
 /// One send's lines: the message log's (queued, refused with the exchange's reason, no answer:
 /// watched on the stream and never resent, or not sent), and a Pending row unless it was queued.
 pub(super) fn record_send<E: std::fmt::Display>(
-    report: &mut SubmitReport,
+    report: &mut SubmitOutcome,
     what: String,
     id: alloy_primitives::B256,
     result: &Result<Submission, E>,

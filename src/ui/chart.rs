@@ -11,7 +11,7 @@ use std::time::SystemTime;
 use crate::app::freshness::STALE_AFTER;
 use crate::app::state::CANDLE_REFRESH;
 use crate::app::{App, Command};
-use crate::feed::market::Source;
+use crate::events::market::Source;
 use crate::protocol::math::price_raw_from_text;
 use crate::protocol::units::price_display;
 

@@ -8,8 +8,8 @@ use ratatui::widgets::{Paragraph, Wrap};
 use alloy_primitives::U256;
 
 use crate::app::App;
+use crate::protocol::pretrade::percent_text;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
-use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::overlay;

@@ -15,11 +15,11 @@ use crate::analytics::liquidations::{Danger, WalletRisk, wallet_risk};
 use crate::analytics::wallet::{pending_staking_reward, unrealized};
 use crate::app::explore::{Found, WalletRead};
 use crate::app::{App, Command};
-use crate::protocol::stats::TradeEvent;
+use crate::protocol::reads::TradeEvent;
 
 use super::history::FeedTable;
+use crate::protocol::pretrade::percent_text;
 use crate::protocol::units::{price_display, signed, usd_signed_text, usd_text, wad_text};
-use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};

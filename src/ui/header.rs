@@ -8,11 +8,11 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
 use crate::app::{App, KeyState, Tab};
-use crate::feed::market::Source;
+use crate::events::market::Source;
+use crate::protocol::pretrade::percent_text;
 use crate::protocol::units::{
     group_thousands, price_display as price, signed, usd_signed_text, usd_text, wad_text,
 };
-use crate::quote::percent_text;
 
 use super::theme::Theme;
 use super::{STALE_AFTER, age_text, short};

@@ -8,12 +8,12 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, 
 
 use crate::app::App;
 use crate::protocol::history::ClosedTrade;
-use crate::protocol::stats::{Side, TradeEvent, TradeKind};
+use crate::protocol::pretrade::percent_text;
+use crate::protocol::reads::{Side, TradeEvent, TradeKind};
 use crate::protocol::units::{
     group_thousands, price_display, scale_decimals, scaled_of_display_f64, signed, usd_signed_text,
     usd_text, wad_text,
 };
-use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};

@@ -14,9 +14,9 @@ use crate::analytics::liquidations::{
     self as liq, AtRisk, Book, BustMap, ClusterSummary, DEFAULT_CLUSTERS, Danger,
 };
 use crate::app::App;
+use crate::protocol::pretrade::percent_text;
 use crate::protocol::trading::Instrument;
 use crate::protocol::units::{price_display, signed, usd_compact};
-use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};

@@ -38,7 +38,7 @@ pub(crate) use crate::app::Hint;
 use crate::app::freshness::STALE_AFTER;
 use crate::app::freshness::age_text;
 use crate::app::{App, Tab};
-use crate::feed::market::Source;
+use crate::events::market::Source;
 use theme::Theme;
 
 pub use header::{TAB_ROW, tab_at};

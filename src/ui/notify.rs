@@ -5,7 +5,8 @@
 
 use std::io::Write;
 
-use crate::app::alerts::{Delivery, Method, Notice};
+use crate::app::alerts::Notice;
+use crate::config::alerts::{Delivery, Method};
 
 const ESC: u8 = 0x1b;
 const BEL: u8 = 0x07;

@@ -7,9 +7,9 @@ use ratatui::layout::Rect;
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table};
 
 use crate::app::{App, Tab};
-use crate::feed::market::Source;
+use crate::events::market::Source;
+use crate::protocol::pretrade::percent_text;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
-use crate::quote::percent_text;
 
 use super::columns::{Column, fit, kept, layout};
 use super::theme::Theme;

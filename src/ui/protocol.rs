@@ -15,13 +15,13 @@ use crate::analytics::overview::{HISTORY_COLUMNS, base_to_usd, chart_series, is_
 use crate::app::freshness::{HEALTH_STALE_AFTER, STALE_AFTER, age_text};
 use crate::app::notices::notice_texts;
 use crate::app::{App, Command};
-use crate::feed::market::Source;
-use crate::protocol::stats::{ProtocolHistory, Summary};
+use crate::events::market::Source;
+use crate::protocol::pretrade::percent_text;
+use crate::protocol::reads::{ProtocolHistory, Summary};
 use crate::protocol::trading::{Cap, Instrument, TradingState};
 use crate::protocol::units::{
     group_thousands, price_display, scaled_of_display_f64, signed, usd_compact, usd_text, wad_text,
 };
-use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::columns::{Column, fit, kept, layout};

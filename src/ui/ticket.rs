@@ -9,9 +9,9 @@ use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use crate::app::App;
 use crate::app::ticket::{Typing, typed_market};
-use crate::feed::market::Source;
+use crate::events::market::Source;
+use crate::protocol::pretrade::percent_text;
 use crate::protocol::units::{price_display as price, signed, usd_signed_text, usd_text};
-use crate::quote::percent_text;
 use crate::text::sanitize_line;
 
 use super::theme::Theme;

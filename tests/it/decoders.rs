@@ -16,10 +16,10 @@ use papertrade_tui::protocol::eip712::{
 };
 use papertrade_tui::protocol::hyperliquid::{Candle, L2Book};
 use papertrade_tui::protocol::math::price_raw_from_text;
-use papertrade_tui::protocol::relayer::decode_answer;
-use papertrade_tui::protocol::stats::{
+use papertrade_tui::protocol::reads::{
     MarketStats, QueueRank, QueueSummary, RecentTrades, RelayerHealth, Summary,
 };
+use papertrade_tui::protocol::relayer::decode_answer;
 use papertrade_tui::protocol::trading::TradingState;
 use proptest::prelude::*;
 use proptest::sample::Index;

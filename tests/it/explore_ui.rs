@@ -6,13 +6,13 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::screen::screen;
-use papertrade_tui::analytics::liquidations::scanned::{Scan, Scanned};
 use papertrade_tui::app::explore::{Fetch, Fetched};
 use papertrade_tui::app::{App, Effect, KeyStatus, Message, Mode, Tab};
-use papertrade_tui::feed::account::StreamEvent;
-use papertrade_tui::feed::market::MarketEvent;
+use papertrade_tui::events::account::StreamEvent;
+use papertrade_tui::events::market::MarketEvent;
+use papertrade_tui::events::scan::{Scan, Scanned};
 use papertrade_tui::protocol::account::{AccountState, Frame};
-use papertrade_tui::protocol::stats::ProtocolHistory;
+use papertrade_tui::protocol::reads::ProtocolHistory;
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::ui::keymap::action;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};

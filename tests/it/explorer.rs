@@ -5,11 +5,11 @@
 use std::process::Output;
 
 use alloy_primitives::{Address, U256};
-use papertrade_tui::client::history::HistoryFile;
 use papertrade_tui::protocol::account::AccountState;
 use papertrade_tui::protocol::history::{ClosedTrade as HistoryRecord, HistoryLine};
 use papertrade_tui::protocol::trading::TradingState;
 use papertrade_tui::sim::SimConfig;
+use papertrade_tui::store::history::HistoryFile;
 use serde_json::Value;
 
 use crate::simkit::{Sim, b256};

@@ -917,7 +917,7 @@ fn escape_sequences_from_the_exchange_never_reach_the_terminal() {
 fn the_stream_request_and_its_first_event_are_bounded_from_the_first_connection() {
     use papertrade_tui::client::stream::{StreamConfig, spawn_account_stream};
     use papertrade_tui::client::{ExchangeHttp, HttpConfig};
-    use papertrade_tui::feed::account::StreamEvent;
+    use papertrade_tui::events::account::StreamEvent;
     let plan = Plan::with_streams([
         Conn::silent(),
         Conn::headers_only(),

@@ -534,9 +534,9 @@ async fn reads_follow_the_real_shapes_and_query_rule() {
         assert_eq!(status, 200, "{path}: {body}");
     }
     let (_, summary) = sim.get("/query/protocol/summary").await;
-    serde_json::from_value::<papertrade_tui::protocol::stats::Summary>(summary).unwrap();
+    serde_json::from_value::<papertrade_tui::protocol::reads::Summary>(summary).unwrap();
     let (_, trades) = sim.get("/query/protocol/trades/recent").await;
-    let trades: papertrade_tui::protocol::stats::RecentTrades =
+    let trades: papertrade_tui::protocol::reads::RecentTrades =
         serde_json::from_value(trades).unwrap();
     assert!(!trades.events.is_empty(), "the crowd trades");
     let (_, board) = sim.get("/state/leaderboard/accounts?page=0&pageSize=5&sortDir=desc&sortKey=totalVolume&window=24h").await;
@@ -731,7 +731,7 @@ async fn losses_mint_paper_and_short_lp_pays_through_the_queue() {
     assert_eq!(queue["total"], s.queued.to_string());
 
     // The short loses: its loss (less the 2% fee) refills the LP, which pays the queue first.
-    let summary: papertrade_tui::protocol::stats::Summary =
+    let summary: papertrade_tui::protocol::reads::Summary =
         serde_json::from_value(sim.get("/query/protocol/summary").await.1).unwrap();
     // The LP started at $1, under the $2M cliff: the flat rate, 100 PAPER per $ (§5.5).
     assert_eq!(summary.mint_rate(), 100 * WAD);

@@ -5,8 +5,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::screen::screen;
 use papertrade_tui::app::{App, KeyStatus, Message, Mode, Tab};
-use papertrade_tui::feed::account::StreamEvent;
-use papertrade_tui::feed::market::{MarketEvent, Source};
+use papertrade_tui::events::account::StreamEvent;
+use papertrade_tui::events::market::{MarketEvent, Source};
 use papertrade_tui::protocol::account::{ClosedPosition, Frame};
 use papertrade_tui::protocol::history::{ClosedTrade, LoadedHistory};
 use papertrade_tui::protocol::trading::TradingState;
@@ -132,7 +132,7 @@ fn fixture(mode: Mode) -> App {
     }));
     app.ticket.margin_text = "100".into();
     app.ticket.leverage = 500;
-    let trades: papertrade_tui::protocol::stats::RecentTrades = serde_json::from_str(r#"{"ok":true,"count":2,"events":[
+    let trades: papertrade_tui::protocol::reads::RecentTrades = serde_json::from_str(r#"{"ok":true,"count":2,"events":[
         {"seq":"48399240000026","ts":1791862483000,"wallet":"0xa9f28db0543b215eb2705740f10258c3d000cefd","instrument":"BTC","instrumentId":0,"instrumentTerminal":false,"side":"long","leverage":100,"notionalUsd":1000,"intentId":null,"positionId":"411270","kind":"close","entry":null,"exit":83215.5,"pnlUsd":-0.11},
         {"seq":"48399240000025","ts":1791862483000,"wallet":"0xf522d8f0ea3c5d0350d3a05db1df074ecf0b2fd7","instrument":"BTC\u001b[2J","instrumentId":0,"instrumentTerminal":false,"side":"short","leverage":148,"notionalUsd":59200,"intentId":null,"positionId":"408035","kind":"close","entry":null,"exit":83335.5,"pnlUsd":-327.15}]}"#).unwrap();
     app.handle(Message::Market(MarketEvent::RecentTrades(
@@ -606,7 +606,7 @@ fn close_selected_and_cancel_pending() {
             close_position_ids: None,
         });
     app.handle(Message::Stream(StreamEvent::Synced(Box::new(state)), now()));
-    let rank: papertrade_tui::protocol::stats::QueueRank = serde_json::from_str(&format!(
+    let rank: papertrade_tui::protocol::reads::QueueRank = serde_json::from_str(&format!(
         r#"{{"ok":true,"queueRevision":"9","entries":[{{"intentId":"{:#x}","position":"3"}}]}}"#,
         alloy_primitives::B256::repeat_byte(0xab)
     ))
@@ -794,7 +794,7 @@ fn ctrl_and_alt_do_not_run_commands() {
 /// fate is not lost; tracking it resolves it at once (toast and audit record).
 #[test]
 fn an_outcome_that_beats_the_send_report_is_not_lost() {
-    use papertrade_tui::app::{Message, SubmitReport};
+    use papertrade_tui::app::{Message, SubmitOutcome};
     use papertrade_tui::protocol::account::{IntentOutcome, Outcome};
     let mut app = fixture(Mode::Demo);
     let id = alloy_primitives::B256::with_last_byte(0x42);
@@ -810,7 +810,7 @@ fn an_outcome_that_beats_the_send_report_is_not_lost() {
         },
         now(),
     ));
-    let effects = app.handle(Message::Submitted(SubmitReport {
+    let effects = app.handle(Message::Submitted(SubmitOutcome {
         tracked: vec![id],
         closes: Vec::new(),
         toasts: vec![("open BTC 10x: queued".into(), false)],
@@ -1116,8 +1116,8 @@ fn a_liquidation_reads_like_one() {
 
 #[test]
 fn a_position_crossing_a_threshold_raises_the_banner_and_asks_for_the_bell() {
-    use papertrade_tui::app::alerts::{Delivery, Method};
     use papertrade_tui::app::{Effect, Message};
+    use papertrade_tui::config::alerts::{Delivery, Method};
     let mut app = fixture(Mode::Demo);
     app.delivery = Delivery {
         method: Method::Osc9,
@@ -1386,12 +1386,12 @@ fn the_chart_keeps_the_accounts_lines_and_a_time_axis() {
 /// minute (the message log keeps them).
 #[test]
 fn unanswered_sends_are_pending_rows_until_settled_or_a_minute_old() {
-    use papertrade_tui::app::{Action, SendFate, SubmitReport, Unanswered};
+    use papertrade_tui::app::{Action, SendFate, SubmitOutcome, Unanswered};
     let mut app = fixture(Mode::Live);
     app.handle(Message::Action(Action::Tab(Tab::Positions)));
     let unknown = alloy_primitives::B256::repeat_byte(0x71);
     let refused = alloy_primitives::B256::repeat_byte(0x72);
-    app.handle(Message::Submitted(SubmitReport {
+    app.handle(Message::Submitted(SubmitOutcome {
         tracked: vec![unknown],
         unanswered: vec![
             Unanswered {
@@ -1410,7 +1410,7 @@ fn unanswered_sends_are_pending_rows_until_settled_or_a_minute_old() {
                 fate: SendFate::NotSent,
             },
         ],
-        ..SubmitReport::default()
+        ..SubmitOutcome::default()
     }));
     let s = screen(&app, 120, 40);
     assert!(s.contains("not queued (3)"), "{s}");
@@ -1527,7 +1527,7 @@ fn the_same_data_again_draws_nothing() {
 #[test]
 fn a_quiet_exchange_s_moving_block_draws_nothing() {
     let mut app = fixture(Mode::Watch);
-    let summary = |block: u64, at_ms: u64| -> Box<papertrade_tui::protocol::stats::Summary> {
+    let summary = |block: u64, at_ms: u64| -> Box<papertrade_tui::protocol::reads::Summary> {
         let mut s: serde_json::Value = serde_json::from_str(SUMMARY).unwrap();
         s["source"]["block"] = serde_json::json!(block.to_string());
         s["source"]["at"] = serde_json::json!(at_ms);
@@ -1797,7 +1797,7 @@ fn leaders_and_explorer_at_both_sizes() {
         now(),
     ));
     // The feed lists a trade of this wallet: the explorer shows it under its positions.
-    let feed: papertrade_tui::protocol::stats::RecentTrades =
+    let feed: papertrade_tui::protocol::reads::RecentTrades =
         serde_json::from_str(FEED_TWO).unwrap();
     app.handle(Message::Market(MarketEvent::RecentTrades(
         Box::new(feed),
@@ -1834,7 +1834,7 @@ const FEED_TWO: &str = r#"{"ok":true,"count":2,"events":[
 fn the_explorer_starts_from_the_exchanges_latest_trades() {
     use papertrade_tui::app::explore::Fetch;
     let mut app = fixture(Mode::Watch);
-    let feed: papertrade_tui::protocol::stats::RecentTrades =
+    let feed: papertrade_tui::protocol::reads::RecentTrades =
         serde_json::from_str(FEED_TWO).unwrap();
     app.handle(Message::Market(MarketEvent::RecentTrades(
         Box::new(feed),

@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::protocol::pretrade::{fraction_json, percent_json};
 use crate::protocol::units::{json_number, price_json, price_text, signed, wad_json};
-use crate::quote::{fraction_json, percent_json};
 
 use super::book::{AtRisk, Danger};
 use super::buckets::{Bucket, BustMap, Cascade, ClusterSummary, LiquidationMap, Totals};

@@ -12,7 +12,6 @@ pub mod buckets;
 pub mod closest;
 pub mod coverage;
 pub mod json;
-pub mod scanned;
 pub mod wallet;
 
 pub use book::{AtRisk, Book, Danger, book};

@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use crate::protocol::account::AccountState;
+use crate::protocol::pretrade::Position as Quoted;
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::signed;
-use crate::quote::Position as Quoted;
 
 use super::book::{AtRisk, Danger, book};
 use super::closest::{ClosestQuery, closest};

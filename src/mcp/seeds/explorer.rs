@@ -202,7 +202,7 @@ pub fn tools() -> Vec<ToolSpec> {
                     ),
                     (
                         "sort_key",
-                        json!({"type": "string", "enum": crate::report::explorer::SORT_KEYS, "default": "totalWindowedPnl"}),
+                        json!({"type": "string", "enum": crate::answers::explorer::SORT_KEYS, "default": "totalWindowedPnl"}),
                     ),
                     (
                         "sort_dir",

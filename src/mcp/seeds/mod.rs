@@ -10,7 +10,7 @@ pub mod terminal;
 use serde_json::Value;
 
 use super::schema::{self, integer, number, one_of, string};
-use crate::report::input::{MAX_LEVERAGE, MAX_MARGIN_USD};
+use crate::answers::input::{MAX_LEVERAGE, MAX_MARGIN_USD};
 
 /// The arguments a quote of an open takes in every seed: market, side, margin, leverage.
 fn ticket(market: Value, margin_min: Option<f64>) -> Vec<(&'static str, Value)> {

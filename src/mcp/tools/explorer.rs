@@ -9,12 +9,12 @@ use crate::client::market_data::MarketData;
 use alloy_primitives::{Address, U256};
 
 use crate::analytics::liquidations::Danger;
+use crate::answers::{AnswerError, account, explorer as report, protocol};
 use crate::protocol::math::room_to_bust;
-use crate::report::{ReportError, account, explorer as report, protocol};
 
 use super::{Answer, Args, Failure, Reads};
 
-fn fail(e: ReportError) -> Failure {
+fn fail(e: AnswerError) -> Failure {
     Failure::from_report(
         e,
         &[
@@ -209,7 +209,7 @@ pub(super) async fn positions(
 /// A position no longer open: its closed-trade record where this machine's history file of the
 /// wallet or the recent-trades feed has one, else a plain statement that neither does (and when
 /// the wallet's history knows it closed unseen, between when).
-async fn closed_record(reads: &Reads, wallet: Address, id: U256) -> Result<Value, ReportError> {
+async fn closed_record(reads: &Reads, wallet: Address, id: U256) -> Result<Value, AnswerError> {
     Ok(
         match report::closed_trade(&reads.http, &reads.data_dir, wallet, id).await? {
             Ok(mut trade) => {

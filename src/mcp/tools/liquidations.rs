@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use crate::analytics::liquidations::{
     DEFAULT_BUCKETS, DEFAULT_CLOSEST, DEFAULT_CLUSTERS, DEFAULT_WALLETS,
 };
-use crate::report::liquidations::{self as report, Gathered, gather, percent};
-use crate::report::{ReportError, explorer};
+use crate::answers::liquidations::{self as report, Gathered, gather, percent};
+use crate::answers::{AnswerError, explorer};
 
 use super::{Answer, Args, Failure, Implementation, Reads};
 
@@ -27,7 +27,7 @@ pub(super) async fn call(
     }
 }
 
-fn fail(e: ReportError) -> Failure {
+fn fail(e: AnswerError) -> Failure {
     Failure::from_report(
         e,
         &[
@@ -145,7 +145,7 @@ async fn per_market(
     reads: &Reads,
     a: &Args<'_>,
     rows: &[&str],
-    view: impl Fn(&Gathered, &str) -> Result<(Value, String), ReportError>,
+    view: impl Fn(&Gathered, &str) -> Result<(Value, String), AnswerError>,
 ) -> Result<Answer, Failure> {
     let market = a.text("market");
     let g = gather(

@@ -26,7 +26,7 @@ pub(super) async fn markets(
     let data = MarketData::live(&reads.http, only.as_deref())
         .await
         .map_err(|e| Failure::from_report(e.into(), &[]))?;
-    let mut value = crate::report::markets::markets_json(&data);
+    let mut value = crate::answers::markets::markets_json(&data);
     if let Some(symbol) = &only
         && let Some(list) = value["markets"].as_array_mut()
     {
@@ -43,7 +43,7 @@ pub(super) async fn markets(
         }
     }
     if view == MarketsView::Terminal {
-        value["acceptedActions"] = json!(crate::report::markets::accepted_actions(&data.state));
+        value["acceptedActions"] = json!(crate::answers::markets::accepted_actions(&data.state));
     }
     let list: Vec<String> = value["markets"]
         .as_array()

@@ -13,9 +13,9 @@ mod typed_data;
 
 use serde_json::{Map, Value};
 
+use crate::answers::AnswerError;
 use crate::client::ExchangeHttp;
 use crate::protocol::order::Deadlines;
-use crate::report::ReportError;
 
 pub use explorer::{PositionsView, TERMINAL_POSITIONS_LIMIT};
 pub use liquidations::BustMapView;
@@ -152,9 +152,9 @@ impl Args<'_> {
 impl Failure {
     /// A report's failure in the tool's own words: `renames` maps the commands' field names
     /// (`margin`) to this tool's argument names (`marginUsd`).
-    fn from_report(e: ReportError, renames: &[(&str, &str)]) -> Self {
+    fn from_report(e: AnswerError, renames: &[(&str, &str)]) -> Self {
         match e {
-            ReportError::Input { field, message } => {
+            AnswerError::Input { field, message } => {
                 let name = renames
                     .iter()
                     .find(|(from, _)| *from == field)
@@ -163,7 +163,7 @@ impl Failure {
                     "Invalid argument {name}: {message}. Fix it and call the tool again; nothing was done."
                 ))
             }
-            ReportError::Network(m) | ReportError::Malformed(m) => Failure(format!(
+            AnswerError::Network(m) | AnswerError::Malformed(m) => Failure(format!(
                 "The exchange could not be read: {}. It may be down or slow: try again in a minute. Nothing was done.",
                 crate::text::sanitize_line(&m, 300)
             )),

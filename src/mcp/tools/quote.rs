@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::report::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
+use crate::answers::quote::{self as report, CloseAsk, QuoteAsk, Ticket};
 
 use super::{Answer, Args, Failure, QUOTE_RENAMES, Reads};
 
@@ -244,7 +244,7 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
     let user = a.text("user").unwrap_or_default();
     let use_debt = a.get("useDebt").and_then(Value::as_bool).unwrap_or(false);
     let fail = |e| Failure::from_report(e, QUOTE_RENAMES);
-    let user_address = crate::report::input::address("user", &user).map_err(fail)?;
+    let user_address = crate::answers::input::address("user", &user).map_err(fail)?;
     let data = report::market_data(&reads.http, false, &t.market)
         .await
         .map_err(fail)?;
@@ -295,7 +295,7 @@ pub(super) async fn prepare_open(reads: &Reads, a: &Args<'_>) -> Result<Answer, 
     // The live market's checks ran above (a refusal returned); the encoder's warnings are not
     // needed, so it reads nothing more.
     let typed =
-        crate::report::typed_data::encode("OpenPosition", message, None, &reads.deadlines, None)
+        crate::answers::typed_data::encode("OpenPosition", message, None, &reads.deadlines, None)
             .map_err(|e| Failure::from_report(e, &[]))?;
     let quote = q.json();
     let summary = format!(
@@ -402,13 +402,13 @@ const SIGNING_DEADLINE: &str = "The link carries no deadline: the browser termin
 /// address), quoted, and returned as an UNSIGNED plan with the browser terminal's deep link and
 /// the command that opens the same ticket here. Nothing is signed, sent or placed.
 pub(super) async fn trade_plan(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
-    use crate::report::deep_link;
+    use crate::answers::deep_link;
     let t = ticket_args(a);
     let leverage = a.text("leverage").unwrap_or_default();
     let fail = |e| Failure::from_report(e, QUOTE_RENAMES);
     let address = a
         .text("address")
-        .map(|text| crate::report::input::address("address", &text))
+        .map(|text| crate::answers::input::address("address", &text))
         .transpose()
         .map_err(fail)?;
     let data = report::market_data(&reads.http, false, &t.market)

@@ -20,7 +20,7 @@ pub(super) async fn status(
     view: StatusView,
     _: &Args<'_>,
 ) -> Result<Answer, Failure> {
-    let mut value = crate::report::status::status(&reads.http)
+    let mut value = crate::answers::status::status(&reads.http)
         .await
         .map_err(|e| Failure::from_report(e, &[]))?;
     if view == StatusView::Risk {

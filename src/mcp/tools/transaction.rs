@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::report::{ReportError, transaction};
+use crate::answers::{AnswerError, transaction};
 
 use super::{Answer, Args, Failure, Reads};
 
@@ -26,9 +26,9 @@ pub(super) async fn decode(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failur
     Ok(Answer { text, value })
 }
 
-fn fail(e: ReportError) -> Failure {
+fn fail(e: AnswerError) -> Failure {
     match e {
-        ReportError::Network(m) | ReportError::Malformed(m) => Failure(format!(
+        AnswerError::Network(m) | AnswerError::Malformed(m) => Failure(format!(
             "HyperEVM could not be read: {}. The node may be down or slow: try again in a minute. Nothing was done.",
             crate::text::sanitize_line(&m, 300)
         )),

@@ -5,7 +5,7 @@ use super::{Answer, Args, Failure, Reads};
 pub(super) async fn typed_data(reads: &Reads, a: &Args<'_>) -> Result<Answer, Failure> {
     let kind = a.text("type").unwrap_or_default();
     let message = a.get("message").cloned().unwrap_or_default();
-    let value = crate::report::typed_data::typed_data(
+    let value = crate::answers::typed_data::typed_data(
         &kind,
         message,
         None,

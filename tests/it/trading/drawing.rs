@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use alloy_primitives::Address;
 use papertrade_tui::app::Mode;
-use papertrade_tui::client::market::PollRates;
+use papertrade_tui::events::market::PollRates;
 use papertrade_tui::sim::SimConfig;
 
 use crate::simkit::{Sim, live_config};

@@ -6,7 +6,7 @@ use std::time::Duration;
 use alloy_primitives::{Address, U256};
 use papertrade_tui::client::stream::{StreamConfig, spawn_account_stream};
 use papertrade_tui::client::{ExchangeHttp, HttpConfig};
-use papertrade_tui::feed::account::StreamEvent;
+use papertrade_tui::events::account::StreamEvent;
 use papertrade_tui::protocol::eip712::OpenPosition;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
@@ -54,7 +54,7 @@ async fn a_dropped_answer_resolves_from_the_stream_with_one_intent() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_gateway_error_is_unknown_not_refused() {
     use papertrade_tui::client::intents::{Submission, submit};
-    use papertrade_tui::client::ledger::AuditLog;
+    use papertrade_tui::store::ledger::AuditLog;
     // A relayer behind a gateway that answers 502 with HTML: nothing says whether it queued.
     let app = axum::Router::new().route(
         "/intents",

@@ -17,7 +17,7 @@ use crate::simkit::Sim;
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_read_failures_are_filed_under_their_own_sources() {
     use papertrade_tui::client::market::spawn_account_reads;
-    use papertrade_tui::feed::market::{MarketEvent, Source};
+    use papertrade_tui::events::market::{MarketEvent, Source};
     let sim = Sim::manual().await;
     sim.control("/sim/faults", json!({"readStatus": 503})).await;
     let http = ExchangeHttp::new(
@@ -94,7 +94,7 @@ async fn counting_exchange() -> (String, Arc<[AtomicUsize; 2]>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_queue_rank_is_polled_only_while_something_is_queued() {
     use papertrade_tui::client::market::spawn_account_reads;
-    use papertrade_tui::feed::market::MarketEvent;
+    use papertrade_tui::events::market::MarketEvent;
     let (url, hits) = counting_exchange().await;
     let asked = || hits.each_ref().map(|h| h.load(Ordering::SeqCst));
     let http = ExchangeHttp::new(&url, &format!("{url}/info"), HttpConfig::default());
@@ -129,8 +129,9 @@ async fn the_queue_rank_is_polled_only_while_something_is_queued() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn market_polling_reports_values_failures_and_staleness() {
     use papertrade_tui::app::Freshness;
-    use papertrade_tui::client::market::{PollRates, candles, spawn_market_poller};
-    use papertrade_tui::feed::market::{MarketEvent, Source};
+    use papertrade_tui::client::market::{candles, spawn_market_poller};
+    use papertrade_tui::events::market::PollRates;
+    use papertrade_tui::events::market::{MarketEvent, Source};
     let sim = Sim::manual().await;
     sim.pin("ETH", "2500.00").await;
     let http = ExchangeHttp::new(

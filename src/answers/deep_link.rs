@@ -4,7 +4,7 @@
 //! values it carries are checked one by one by whoever applies them (`cli::interactive`), and
 //! nothing is signed until the trader confirms.
 
-use super::ReportError;
+use super::AnswerError;
 use crate::protocol::units::{WAD, format_scaled};
 
 /// Where the browser terminal lives: the links `build_trade_plan` returns open there too.
@@ -33,11 +33,11 @@ impl LinkTicket {
 /// `?query`. Other parameters (`embed`, `watch`, anything else) are ignored; a ticket
 /// parameter given twice is ambiguous and dropped, with a note. Returns the ticket and the
 /// notes of what was dropped.
-pub fn parse(link: &str) -> Result<(LinkTicket, Vec<String>), ReportError> {
+pub fn parse(link: &str) -> Result<(LinkTicket, Vec<String>), AnswerError> {
     let field = "link";
     let link = link.trim();
     if link.len() > MAX_LINK_CHARS {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             field,
             format!(
                 "is {} characters long; a terminal link is at most {MAX_LINK_CHARS}",
@@ -51,7 +51,7 @@ pub fn parse(link: &str) -> Result<(LinkTicket, Vec<String>), ReportError> {
         link.to_string()
     };
     let url = reqwest::Url::parse(&absolute).map_err(|e| {
-        ReportError::input(
+        AnswerError::input(
             field,
             format!(
                 "is not a link ({e}): give the whole address, such as {TERMINAL_ORIGIN}?market=BTC&side=long&margin=50&leverage=10"
@@ -59,7 +59,7 @@ pub fn parse(link: &str) -> Result<(LinkTicket, Vec<String>), ReportError> {
         )
     })?;
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             field,
             format!(
                 "must be an http or https address, got a {:?} one",
@@ -89,7 +89,7 @@ pub fn parse(link: &str) -> Result<(LinkTicket, Vec<String>), ReportError> {
         *slot = Some(value.into_owned());
     }
     if ticket.is_empty() && notes.is_empty() {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             field,
             "carries no ticket: it needs at least one of market, side, margin and leverage",
         ));

@@ -18,20 +18,20 @@ use crate::client::ExchangeHttp;
 use crate::client::explorer::{self as reads, scan_leaderboard};
 use crate::client::live_account::LiveAccount;
 use crate::client::market_data::MarketData;
-use crate::feed::account::StreamEvent;
+use crate::events::account::StreamEvent;
 use crate::protocol::account::{ClosedPosition, IntentOutcome};
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
-use crate::protocol::stats::TradeEvent;
+use crate::protocol::reads::TradeEvent;
 use crate::protocol::wire::parse_b256;
 
-use super::{ReportError, input};
+use super::{AnswerError, input};
 
 pub const WINDOWS: [&str; 4] = ["24h", "7d", "30d", "all"];
 pub const SORT_KEYS: [&str; 9] = SortKey::NAMES;
 
-pub fn window(text: &str) -> Result<Window, ReportError> {
+pub fn window(text: &str) -> Result<Window, AnswerError> {
     Window::parse(text).ok_or_else(|| {
-        ReportError::input("window", format!("must be one of {}", WINDOWS.join(", ")))
+        AnswerError::input("window", format!("must be one of {}", WINDOWS.join(", ")))
     })
 }
 
@@ -42,17 +42,17 @@ pub fn request(
     sort_dir: &str,
     page: u64,
     query: Option<&str>,
-) -> Result<Request, ReportError> {
+) -> Result<Request, AnswerError> {
     Ok(Request {
         window: window(window_text)?,
         sort_key: SortKey::parse(sort_key).ok_or_else(|| {
-            ReportError::input(
+            AnswerError::input(
                 "sort-key",
                 format!("must be one of {}", SORT_KEYS.join(", ")),
             )
         })?,
         sort_dir: SortDir::parse(sort_dir)
-            .ok_or_else(|| ReportError::input("sort-dir", "must be asc or desc"))?,
+            .ok_or_else(|| AnswerError::input("sort-dir", "must be asc or desc"))?,
         page,
         query: query.map(str::to_string).filter(|q| !q.trim().is_empty()),
     })
@@ -62,7 +62,7 @@ pub fn request(
 pub async fn board(
     http: &ExchangeHttp,
     r: Request,
-) -> Result<leaderboard::Leaderboard, ReportError> {
+) -> Result<leaderboard::Leaderboard, AnswerError> {
     let pages = if r.query.is_some() {
         scan_leaderboard(http, r.window, r.sort_key, r.sort_dir, |_, _| false).await?
     } else {
@@ -79,7 +79,7 @@ pub async fn top_traders(
     http: &ExchangeHttp,
     w: Window,
     limit: usize,
-) -> Result<TopTraders, ReportError> {
+) -> Result<TopTraders, AnswerError> {
     let page = reads::leaderboard_page(http, w, SortKey::TotalWindowedPnl, SortDir::Desc, 0, limit)
         .await?;
     Ok(leaderboard::top_traders(w, limit, &page))
@@ -93,7 +93,7 @@ pub fn stream_url(http: &ExchangeHttp, wallet: Address) -> String {
 pub async fn balance_sheet(
     http: &ExchangeHttp,
     wallet: Address,
-) -> Result<BalanceSheet, ReportError> {
+) -> Result<BalanceSheet, AnswerError> {
     // A snapshot read: it sees no close, so it writes nothing.
     let live = LiveAccount::open(http, wallet, None).await?;
     let data = MarketData::live(http, None).await?;
@@ -145,7 +145,7 @@ pub async fn intents(
     data_dir: &std::path::Path,
     wallet: Address,
     secs: u64,
-) -> Result<(Value, Vec<IntentOutcome>), ReportError> {
+) -> Result<(Value, Vec<IntentOutcome>), AnswerError> {
     let mut live = LiveAccount::open(http, wallet, Some(data_dir)).await?;
     let trading = http.trading_state().await?;
     let rank = reads::queue_rank(http, wallet).await.ok();
@@ -155,9 +155,9 @@ pub async fn intents(
     Ok((value, outcomes))
 }
 
-pub fn intent_id(field: &str, text: &str) -> Result<B256, ReportError> {
+pub fn intent_id(field: &str, text: &str) -> Result<B256, AnswerError> {
     parse_b256(text.trim()).map_err(|e| {
-        ReportError::input(
+        AnswerError::input(
             field,
             format!("must be 0x followed by 64 hex characters ({e})"),
         )
@@ -171,13 +171,13 @@ pub async fn lookup(
     id: B256,
     wallet: Option<Address>,
     secs: u64,
-) -> Result<Value, ReportError> {
+) -> Result<Value, AnswerError> {
     let feed = reads::recent_trades(http).await?;
     let trading = http.trading_state().await?;
     let now = crate::clock::now_unix_s();
     // This machine's own intents are in its audit log: their wallet and their fate, even once
     // the exchange's feed and queue have forgotten them.
-    let audited = crate::client::ledger::AuditLog::new(data_dir).intent(id);
+    let audited = crate::store::ledger::AuditLog::new(data_dir).intent(id);
     let with_audit = |mut v: Value| {
         if let Some(a) = &audited {
             if v["state"] == "not_found"
@@ -216,15 +216,15 @@ pub async fn history(
     page: u64,
     limit: usize,
     secs: u64,
-) -> Result<HistoryPage, ReportError> {
+) -> Result<HistoryPage, AnswerError> {
     let filter = Filter::parse(filter_text)
-        .ok_or_else(|| ReportError::input("filter", "must be all or losses"))?;
+        .ok_or_else(|| AnswerError::input("filter", "must be all or losses"))?;
     let mut live = LiveAccount::open(http, wallet, Some(data_dir)).await?;
     let trading = http.trading_state().await?;
     let (closed, _) = follow(&mut live, secs).await;
     let feed = reads::recent_trades(http).await?;
     // The closes a UI of this data dir kept for the wallet (none when it never followed it).
-    let file = crate::client::history::HistoryFile::new(data_dir, wallet).load();
+    let file = crate::store::history::HistoryFile::new(data_dir, wallet).load();
     let trades = history::closed_trades(wallet, &file, &feed, &closed, &trading);
     Ok(history::page(
         wallet,
@@ -243,7 +243,7 @@ pub async fn closed_trade(
     data_dir: &std::path::Path,
     wallet: Address,
     id: U256,
-) -> Result<Result<Value, Option<Value>>, ReportError> {
+) -> Result<Result<Value, Option<Value>>, AnswerError> {
     let all = history(http, data_dir, wallet, "all", 0, usize::MAX, 0)
         .await?
         .json();
@@ -277,9 +277,9 @@ pub async fn search(
     http: &ExchangeHttp,
     data_dir: &std::path::Path,
     text: &str,
-) -> Result<(Query, Value), ReportError> {
+) -> Result<(Query, Value), AnswerError> {
     if text.trim().is_empty() {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             "<QUERY>",
             "is empty: type an address, intent id, position id or name",
         ));
@@ -316,6 +316,6 @@ pub async fn search(
 }
 
 /// A wallet argument.
-pub fn wallet(field: &str, text: &str) -> Result<Address, ReportError> {
+pub fn wallet(field: &str, text: &str) -> Result<Address, AnswerError> {
     input::address(field, text)
 }

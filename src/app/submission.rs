@@ -4,7 +4,7 @@
 /// What carrying out an order produced, as a message back to the app: ids to track and lines
 /// to show.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct SubmitReport {
+pub struct SubmitOutcome {
     pub tracked: Vec<alloy_primitives::B256>,
     /// Close intents and the positions each closes (evidence after a resync).
     pub closes: Vec<(alloy_primitives::B256, Vec<alloy_primitives::U256>)>,

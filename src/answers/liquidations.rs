@@ -11,20 +11,21 @@ use crate::analytics::liquidations::{
 };
 use crate::client::ExchangeHttp;
 use crate::client::market_data::MarketData;
-use crate::client::scan::{SNAPSHOT_TIMEOUT, Scan, scan, snapshot};
+use crate::client::scan::{SNAPSHOT_TIMEOUT, scan, snapshot};
+use crate::events::scan::Scan;
 use crate::protocol::trading::Instrument;
 use crate::protocol::units::{DecimalError, parse_scaled};
 use crate::text::sanitize_line;
 
-use super::{ReportError, input};
+use super::{AnswerError, input};
 
 /// Where a protocol-wide map would come from, and why it does not here.
 pub const NO_PROTOCOL_MAP: &str = "not available from this exchange: no protocol-wide liquidation map \
      endpoint is known (protocol.md §3, §10); this map is derived from the scan";
 
 /// A percentage with at most `decimals` places, 0 to `max`, as an integer at 10^decimals.
-pub fn percent(field: &str, text: &str, decimals: u32, max: u32) -> Result<u128, ReportError> {
-    let bad = |why: String| ReportError::input(field, why);
+pub fn percent(field: &str, text: &str, decimals: u32, max: u32) -> Result<u128, AnswerError> {
+    let bad = |why: String| AnswerError::input(field, why);
     if text.trim_start().starts_with('-') {
         return Err(bad(format!("must be 0 to {max}, got {text:?}")));
     }
@@ -44,7 +45,7 @@ pub fn percent(field: &str, text: &str, decimals: u32, max: u32) -> Result<u128,
 
 /// The bucket in raw price units: the given USD size (at most the market's price decimals), or
 /// the default for the mark.
-pub fn bucket(text: Option<&str>, market: &Instrument, mark: u64) -> Result<u64, ReportError> {
+pub fn bucket(text: Option<&str>, market: &Instrument, mark: u64) -> Result<u64, AnswerError> {
     match text {
         Some(t) => Ok(input::price("bucket-usd", t, market)?),
         None => Ok(liq::default_bucket(mark)),
@@ -64,7 +65,7 @@ pub async fn gather(
     http: &ExchangeHttp,
     market: Option<&str>,
     wallets: usize,
-) -> Result<Gathered, ReportError> {
+) -> Result<Gathered, AnswerError> {
     let data = MarketData::live(http, market).await?;
     if let Some(m) = market {
         input::market(&data.state, m)?;
@@ -82,10 +83,10 @@ pub async fn gather(
 }
 
 impl Gathered {
-    pub fn market(&self, name: &str) -> Result<(&Instrument, u64), ReportError> {
+    pub fn market(&self, name: &str) -> Result<(&Instrument, u64), AnswerError> {
         let m = input::market(&self.data.state, name)?;
         let mark = self.data.mark(m).map_err(|e| {
-            ReportError::Network(format!(
+            AnswerError::Network(format!(
                 "no live mark for {}: {e}",
                 sanitize_line(&m.symbol, 24)
             ))
@@ -136,7 +137,7 @@ pub fn bust_map(
     bucket_usd: Option<&str>,
     cascade_e2: Option<u32>,
     max_buckets: usize,
-) -> Result<(Value, Instrument, u64, u64, liq::BustMap), ReportError> {
+) -> Result<(Value, Instrument, u64, u64, liq::BustMap), AnswerError> {
     let (m, mark) = g.market(market)?;
     let bucket = bucket(bucket_usd, m, mark)?;
     let map = liq::bust_map(
@@ -159,11 +160,11 @@ pub fn closest<'a>(
     side: &str,
     max_distance_percent: Option<&str>,
     limit: usize,
-) -> Result<(Value, Vec<&'a AtRisk>), ReportError> {
+) -> Result<(Value, Vec<&'a AtRisk>), AnswerError> {
     let is_long = match side.trim().to_ascii_lowercase().as_str() {
         "both" => None,
         _ => Some(input::side(side).map_err(|_| {
-            ReportError::input(
+            AnswerError::input(
                 "side",
                 format!(
                     "must be long, short or both, got {:?}",
@@ -208,7 +209,7 @@ pub fn clusters(
     market: &str,
     bucket_usd: Option<&str>,
     count: usize,
-) -> Result<(Value, Instrument, u64, u64, liq::ClusterSummary), ReportError> {
+) -> Result<(Value, Instrument, u64, u64, liq::ClusterSummary), AnswerError> {
     let (m, mark) = g.market(market)?;
     let bucket = bucket(bucket_usd, m, mark)?;
     let summary = liq::clusters(&g.positions(m.id), mark, m.price_scale, bucket, count);
@@ -223,7 +224,7 @@ pub fn liquidation_map(
     g: &Gathered,
     market: &str,
     bucket_usd: Option<&str>,
-) -> Result<(Value, Instrument, u64, u64, liq::LiquidationMap), ReportError> {
+) -> Result<(Value, Instrument, u64, u64, liq::LiquidationMap), AnswerError> {
     let (m, mark) = g.market(market)?;
     let bucket = bucket(bucket_usd, m, mark)?;
     let map = liq::liquidation_map(&g.positions(m.id), mark, m.price_scale, bucket);
@@ -237,12 +238,12 @@ pub fn liquidation_map(
 pub async fn wallet_risk(
     http: &ExchangeHttp,
     wallet: alloy_primitives::Address,
-) -> Result<(Value, liq::WalletRisk), ReportError> {
+) -> Result<(Value, liq::WalletRisk), AnswerError> {
     let data = MarketData::live(http, None).await?;
     let account = tokio::time::timeout(SNAPSHOT_TIMEOUT, snapshot(http, wallet))
         .await
         .unwrap_or_else(|_| Err("no snapshot in time".into()))
-        .map_err(|e| ReportError::Network(format!("account stream of {wallet:#x}: {e}")))?;
+        .map_err(|e| AnswerError::Network(format!("account stream of {wallet:#x}: {e}")))?;
     let risk = liq::wallet_risk(&account, &data.state, &data.known_marks());
     let mut value = out_json::wallet_risk(&risk);
     value["parameters"] = data.parameters_json();

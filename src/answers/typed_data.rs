@@ -20,7 +20,7 @@ use crate::protocol::math::{OpenCheck, check_open};
 use crate::protocol::order::Deadlines;
 use crate::protocol::trading::TradingState;
 
-use super::{ReportError, input};
+use super::{AnswerError, input};
 
 /// `kind` names the intent type, `message` its fields (a JSON object); `signer` adds the intent
 /// id. The payload is for another wallet to sign, so a deadline left out is
@@ -33,7 +33,7 @@ pub async fn typed_data(
     signer: Option<&str>,
     deadlines: &Deadlines,
     exchange: Option<&ExchangeHttp>,
-) -> Result<Value, ReportError> {
+) -> Result<Value, AnswerError> {
     let limits = if IntentKind::parse(kind) == Some(IntentKind::OpenPosition) {
         Some(Limits::read(exchange).await)
     } else {
@@ -85,10 +85,10 @@ pub fn encode(
     signer: Option<&str>,
     deadlines: &Deadlines,
     limits: Option<&Limits>,
-) -> Result<Value, ReportError> {
+) -> Result<Value, AnswerError> {
     let kind = IntentKind::parse(kind).ok_or_else(|| {
         let names: Vec<&str> = IntentKind::ALL.iter().map(|k| k.name()).collect();
-        ReportError::input(
+        AnswerError::input(
             "type",
             format!(
                 "must be one of {}, got {:?}",
@@ -98,7 +98,7 @@ pub fn encode(
         )
     })?;
     let Value::Object(message) = message else {
-        return Err(ReportError::input("message", "must be a JSON object"));
+        return Err(AnswerError::input("message", "must be a JSON object"));
     };
     let signer = signer.map(|s| input::address("signer", s)).transpose()?;
     let ttl = deadlines.elsewhere_s;
@@ -131,7 +131,7 @@ pub fn encode(
 type Checked = (Option<Value>, Vec<String>);
 
 /// Types whose rules need no market parameters.
-fn no_checks<I>(_: &I) -> Result<Checked, ReportError> {
+fn no_checks<I>(_: &I) -> Result<Checked, AnswerError> {
     Ok((None, Vec::new()))
 }
 
@@ -139,7 +139,7 @@ fn no_checks<I>(_: &I) -> Result<Checked, ReportError> {
 /// relayer's §5.4 checks that depend on a market's parameters (instrument, status, leverage
 /// ceiling, margin and notional bounds) warn, against `limits`. What depends on the account is
 /// named, not guessed.
-fn open_checks(open: &OpenPosition, limits: &Limits) -> Result<Checked, ReportError> {
+fn open_checks(open: &OpenPosition, limits: &Limits) -> Result<Checked, AnswerError> {
     let max = super::input::MAX_LEVERAGE;
     if !(1..=max).contains(&open.leverage) {
         let code = if open.leverage == 0 {
@@ -147,7 +147,7 @@ fn open_checks(open: &OpenPosition, limits: &Limits) -> Result<Checked, ReportEr
         } else {
             "leverage_above_maximum"
         };
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             "message",
             format!(
                 "leverage: must be 1 to {max}, the protocol's range, got {} ({code})",
@@ -156,7 +156,7 @@ fn open_checks(open: &OpenPosition, limits: &Limits) -> Result<Checked, ReportEr
         ));
     }
     if open.size == 0 {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             "message",
             "size: must be more than 0 (the margin in wad) (margin_below_minimum)",
         ));
@@ -211,14 +211,14 @@ fn build<I: Intent>(
     mut message: Map<String, Value>,
     signer: Option<Address>,
     ttl_s: u64,
-    checks: impl FnOnce(&I) -> Result<Checked, ReportError>,
-) -> Result<Value, ReportError> {
+    checks: impl FnOnce(&I) -> Result<Checked, AnswerError>,
+) -> Result<Value, AnswerError> {
     let now = crate::clock::now_unix_s();
     let mut defaulted = Vec::new();
     if I::LANE.is_some() && !message.contains_key("nonce") {
         message.insert(
             "nonce".into(),
-            Value::String(crate::client::ledger::seed_nonce().to_string()),
+            Value::String(crate::store::ledger::seed_nonce().to_string()),
         );
         defaulted.push("nonce");
     }
@@ -234,11 +234,11 @@ fn build<I: Intent>(
         defaulted.push("feeAddress");
     }
     let intent = I::from_message(&message, Strictness::Lenient)
-        .map_err(|e| ReportError::input("message", e))?;
+        .map_err(|e| AnswerError::input("message", e))?;
     let deadline = deadline_json(&message["deadline"], now);
     intent
         .rules()
-        .map_err(|e| ReportError::input("message", e))?;
+        .map_err(|e| AnswerError::input("message", e))?;
     let (checks, warnings) = checks(&intent)?;
     let role = if I::SESSION_SIGNED {
         "session key"
@@ -247,7 +247,7 @@ fn build<I: Intent>(
     };
     if let Some(s) = signer {
         if !I::SESSION_SIGNED && s != intent.user() {
-            return Err(ReportError::input(
+            return Err(AnswerError::input(
                 "signer",
                 format!(
                     "{} is signed by the wallet itself (user {:#x})",
@@ -257,7 +257,7 @@ fn build<I: Intent>(
             ));
         }
         if I::SESSION_SIGNED && s == intent.user() {
-            return Err(ReportError::input(
+            return Err(AnswerError::input(
                 "signer",
                 format!(
                     "{} is signed by a registered session key, not the wallet",
@@ -366,7 +366,7 @@ mod tests {
         }
     }
 
-    fn offline(kind: &str, message: Value) -> Result<Value, ReportError> {
+    fn offline(kind: &str, message: Value) -> Result<Value, AnswerError> {
         encode(
             kind,
             message,

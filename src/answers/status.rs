@@ -6,11 +6,11 @@ use serde_json::Value;
 use crate::analytics::status::{self, Inputs};
 use crate::client::ExchangeHttp;
 use crate::client::explorer as reads;
-use crate::protocol::stats::RelayerHealth;
+use crate::protocol::reads::RelayerHealth;
 
-use super::ReportError;
+use super::AnswerError;
 
-pub async fn status(http: &ExchangeHttp) -> Result<Value, ReportError> {
+pub async fn status(http: &ExchangeHttp) -> Result<Value, AnswerError> {
     let none = std::collections::BTreeMap::new();
     let (trading, health, summary) = tokio::join!(
         http.trading_state(),

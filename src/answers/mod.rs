@@ -17,7 +17,7 @@ pub mod typed_data;
 /// Why a report could not be made. Input errors name the field as the caller spelt it (a flag
 /// without its dashes, or `<ARG>` for a positional); each front end words it for its audience.
 #[derive(Debug, thiserror::Error)]
-pub enum ReportError {
+pub enum AnswerError {
     #[error("{}{field}: {message}", if field.starts_with('<') { "" } else { "--" })]
     Input { field: String, message: String },
     /// The exchange or Hyperliquid could not be reached or refused the read.
@@ -28,20 +28,20 @@ pub enum ReportError {
     Malformed(String),
 }
 
-impl ReportError {
+impl AnswerError {
     pub fn input(field: &str, message: impl Into<String>) -> Self {
-        ReportError::Input {
+        AnswerError::Input {
             field: field.to_string(),
             message: message.into(),
         }
     }
 }
 
-impl From<crate::client::FetchError> for ReportError {
+impl From<crate::client::FetchError> for AnswerError {
     fn from(e: crate::client::FetchError) -> Self {
         match e {
-            crate::client::FetchError::Malformed { .. } => ReportError::Malformed(e.to_string()),
-            _ => ReportError::Network(e.to_string()),
+            crate::client::FetchError::Malformed { .. } => AnswerError::Malformed(e.to_string()),
+            _ => AnswerError::Network(e.to_string()),
         }
     }
 }

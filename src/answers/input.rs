@@ -5,17 +5,17 @@ use crate::protocol::trading::{Instrument, TradingState};
 use crate::protocol::units::{DecimalError, WAD, parse_scaled};
 use crate::protocol::wire::parse_address;
 
-use super::ReportError;
+use super::AnswerError;
 
 /// The largest margin a quote accepts (the seed tools' bound): $10,000,000.
 pub const MAX_MARGIN_USD: u128 = 10_000_000;
 pub use crate::protocol::trading::MAX_LEVERAGE;
 
-pub fn side(text: &str) -> Result<bool, ReportError> {
+pub fn side(text: &str) -> Result<bool, AnswerError> {
     match text.trim().to_ascii_lowercase().as_str() {
         "long" | "buy" | "b" => Ok(true),
         "short" | "sell" | "s" => Ok(false),
-        _ => Err(ReportError::input(
+        _ => Err(AnswerError::input(
             "side",
             format!("must be long or short, got {text:?}"),
         )),
@@ -27,30 +27,30 @@ pub fn side_label(is_long: bool) -> &'static str {
 }
 
 /// Margin in USD → wad: positive, at most $10,000,000, at most 6 decimals (USDC precision).
-pub fn margin(text: &str) -> Result<u128, ReportError> {
+pub fn margin(text: &str) -> Result<u128, AnswerError> {
     let field = "margin";
     if text.trim_start().starts_with('-') {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             field,
             format!("must be a positive USD amount, got {text:?}"),
         ));
     }
     let micro = parse_scaled(text, 6).map_err(|e| decimal_error(field, text, e, "a USD amount"))?;
     if micro == 0 {
-        return Err(ReportError::input(field, "must be more than $0"));
+        return Err(AnswerError::input(field, "must be more than $0"));
     }
     if micro > MAX_MARGIN_USD * 1_000_000 {
-        return Err(ReportError::input(field, "must be at most $10,000,000"));
+        return Err(AnswerError::input(field, "must be at most $10,000,000"));
     }
     Ok(micro * (WAD / 1_000_000))
 }
 
 /// Leverage: a whole number 1..=1000.
-pub fn leverage(text: &str) -> Result<u32, ReportError> {
+pub fn leverage(text: &str) -> Result<u32, AnswerError> {
     let t = text.trim().trim_end_matches(['x', 'X']);
     match t.parse::<u32>() {
         Ok(l) if (1..=MAX_LEVERAGE).contains(&l) => Ok(l),
-        _ => Err(ReportError::input(
+        _ => Err(AnswerError::input(
             "leverage",
             format!("must be a whole number from 1 to {MAX_LEVERAGE}, got {text:?}"),
         )),
@@ -58,10 +58,10 @@ pub fn leverage(text: &str) -> Result<u32, ReportError> {
 }
 
 /// A market by symbol or id, with the live list in the message when unknown.
-pub fn market<'a>(state: &'a TradingState, text: &str) -> Result<&'a Instrument, ReportError> {
+pub fn market<'a>(state: &'a TradingState, text: &str) -> Result<&'a Instrument, AnswerError> {
     state.market(text).ok_or_else(|| {
         let known: Vec<String> = state.instruments.iter().map(|i| i.symbol.clone()).collect();
-        ReportError::input(
+        AnswerError::input(
             "market",
             format!(
                 "unknown market {:?}; markets: {}",
@@ -73,9 +73,9 @@ pub fn market<'a>(state: &'a TradingState, text: &str) -> Result<&'a Instrument,
 }
 
 /// A USD price → raw at the market's scale; more decimals than the market quotes is an error.
-pub fn price(field: &str, text: &str, market: &Instrument) -> Result<u64, ReportError> {
+pub fn price(field: &str, text: &str, market: &Instrument) -> Result<u64, AnswerError> {
     if text.trim_start().starts_with('-') {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             field,
             format!("must be a positive price, got {text:?}"),
         ));
@@ -84,20 +84,20 @@ pub fn price(field: &str, text: &str, market: &Instrument) -> Result<u64, Report
     let raw = parse_scaled(text, decimals)
         .map_err(|e| decimal_error(field, text, e, &format!("a {} price", market.symbol)))?;
     if raw == 0 {
-        return Err(ReportError::input(field, "must be more than 0"));
+        return Err(AnswerError::input(field, "must be more than 0"));
     }
     // Prices live in the contract's uint64; a quarter of it leaves room for every intermediate
     // (entry + entry/L, entry + deadband) without saturating.
     u64::try_from(raw)
         .ok()
         .filter(|r| *r <= u64::MAX / 4)
-        .ok_or_else(|| ReportError::input(field, "is beyond the contract's price range"))
+        .ok_or_else(|| AnswerError::input(field, "is beyond the contract's price range"))
 }
 
 /// JSON a person typed (`typed-data --message`), refused when an object gives a key twice:
 /// a parser would silently keep one of the two, and which one is a guess about money.
-pub fn json_text(field: &str, text: &str) -> Result<serde_json::Value, ReportError> {
-    let bad = |e: serde_json::Error| ReportError::input(field, format!("is not JSON: {e}"));
+pub fn json_text(field: &str, text: &str) -> Result<serde_json::Value, AnswerError> {
+    let bad = |e: serde_json::Error| AnswerError::input(field, format!("is not JSON: {e}"));
     serde_json::from_str::<NoDuplicateKeys>(text).map_err(bad)?;
     serde_json::from_str(text).map_err(bad)
 }
@@ -159,10 +159,10 @@ pub const POSITION_ID: &str = "<POSITION_ID>";
 pub const INTENT_ID: &str = "<INTENT_ID>";
 
 /// A position id: decimal digits only (an empty or signed text is not id 0).
-pub fn position_id(text: &str) -> Result<alloy_primitives::U256, ReportError> {
+pub fn position_id(text: &str) -> Result<alloy_primitives::U256, AnswerError> {
     let t = text.trim();
     let bad = || {
-        ReportError::input(
+        AnswerError::input(
             POSITION_ID,
             format!(
                 "{:?} is not a position id (a whole number like 400013)",
@@ -176,11 +176,11 @@ pub fn position_id(text: &str) -> Result<alloy_primitives::U256, ReportError> {
     alloy_primitives::U256::from_str_radix(t, 10).map_err(|_| bad())
 }
 
-pub fn address(field: &str, text: &str) -> Result<alloy_primitives::Address, ReportError> {
-    parse_address(text.trim()).map_err(|e| ReportError::input(field, e))
+pub fn address(field: &str, text: &str) -> Result<alloy_primitives::Address, AnswerError> {
+    parse_address(text.trim()).map_err(|e| AnswerError::input(field, e))
 }
 
-fn decimal_error(field: &str, text: &str, e: DecimalError, what: &str) -> ReportError {
+fn decimal_error(field: &str, text: &str, e: DecimalError, what: &str) -> AnswerError {
     let message = match e {
         DecimalError::TooPrecise(0) => format!("must be a whole number for {what}, got {text:?}"),
         DecimalError::TooPrecise(1) => {
@@ -193,7 +193,7 @@ fn decimal_error(field: &str, text: &str, e: DecimalError, what: &str) -> Report
         DecimalError::Grouping => format!("{e}, got {text:?}"),
         _ => format!("must be {what} like 82800.5, got {text:?}"),
     };
-    ReportError::input(field, message)
+    AnswerError::input(field, message)
 }
 
 #[cfg(test)]

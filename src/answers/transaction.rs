@@ -10,12 +10,12 @@ use crate::client::ExchangeHttp;
 use crate::protocol::settlement::{BATCH_ABI_UNPUBLISHED, BATCH_EXECUTOR};
 use crate::protocol::wire::parse_b256;
 
-use super::ReportError;
+use super::AnswerError;
 
 /// A transaction hash as typed: `0x` and 64 hex characters, any case.
-pub fn tx_hash(field: &str, text: &str) -> Result<B256, ReportError> {
+pub fn tx_hash(field: &str, text: &str) -> Result<B256, AnswerError> {
     parse_b256(&text.trim().to_ascii_lowercase()).map_err(|_| {
-        ReportError::input(
+        AnswerError::input(
             field,
             format!(
                 "must be a 32-byte transaction hash: 0x followed by 64 hex characters, got {:?}",
@@ -26,7 +26,7 @@ pub fn tx_hash(field: &str, text: &str) -> Result<B256, ReportError> {
 }
 
 /// The transaction `hash` and its receipt, in the explorer seed's snake_case.
-pub async fn decode(http: &ExchangeHttp, hash: B256) -> Result<Value, ReportError> {
+pub async fn decode(http: &ExchangeHttp, hash: B256) -> Result<Value, AnswerError> {
     let (tx, receipt) = tokio::try_join!(http.evm_transaction(hash), http.evm_receipt(hash))?;
     let mut out = Map::new();
     out.insert("tx_hash".into(), json!(format!("{hash:#x}")));

@@ -273,7 +273,7 @@ mod tests {
     use crate::protocol::units::WAD;
 
     fn state() -> TradingState {
-        TradingState::decode(include_str!("../assets/trading_mainnet.json")).unwrap()
+        TradingState::decode(include_str!("../../assets/trading_mainnet.json")).unwrap()
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::time::{Duration, SystemTime};
 
 use crate::protocol::hyperliquid::Candle;
-use crate::protocol::stats::{RelayerHealth, Summary};
+use crate::protocol::reads::{RelayerHealth, Summary};
 use crate::protocol::trading::TradingState;
 
 /// Where a number came from.
@@ -79,9 +79,9 @@ pub enum MarketEvent {
     Summary(Box<Summary>, SystemTime),
     RelayerHealth(Box<RelayerHealth>, SystemTime),
     /// The wallet's queued intents and their places in the relayer queue.
-    QueueRank(Box<crate::protocol::stats::QueueRank>, SystemTime),
+    QueueRank(Box<crate::protocol::reads::QueueRank>, SystemTime),
     /// The protocol's recent trades (the consumer picks the wallet's).
-    RecentTrades(Box<crate::protocol::stats::RecentTrades>, SystemTime),
+    RecentTrades(Box<crate::protocol::reads::RecentTrades>, SystemTime),
     /// The price 24 hours ago (open of the hourly candle then), for the header's change.
     DayOpen {
         instrument_id: u32,

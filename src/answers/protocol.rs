@@ -9,16 +9,16 @@ use crate::analytics::trades::{self, Candles};
 use crate::client::ExchangeHttp;
 use crate::client::explorer as reads;
 use crate::client::market_data::MarketData;
-use crate::protocol::stats::{ProtocolHistory, RecentTrades, TradeEvent, TradeKind};
+use crate::protocol::reads::{ProtocolHistory, RecentTrades, TradeEvent, TradeKind};
 use crate::protocol::units::{WAD, parse_scaled};
 
-use super::{ReportError, input};
+use super::{AnswerError, input};
 
 /// What `overview` read, for the tables a person sees beside the JSON.
 pub struct Overview {
     pub value: Value,
     pub data: MarketData,
-    pub summary: crate::protocol::stats::Summary,
+    pub summary: crate::protocol::reads::Summary,
     pub trades: Option<RecentTrades>,
     pub history: Option<ProtocolHistory>,
     pub unavailable: Vec<String>,
@@ -31,7 +31,7 @@ pub async fn overview(
     http: &ExchangeHttp,
     recent_trades: usize,
     interval: &str,
-) -> Result<Overview, ReportError> {
+) -> Result<Overview, AnswerError> {
     let (data, summary, stats, feed, history) = tokio::join!(
         MarketData::live(http, None),
         reads::summary(http),
@@ -105,7 +105,7 @@ pub async fn recent_trades(
     market: Option<&str>,
     kind: Option<&str>,
     limit: usize,
-) -> Result<Trades, ReportError> {
+) -> Result<Trades, AnswerError> {
     let market = match market {
         Some(m) => {
             let state = http.trading_state().await?;
@@ -116,7 +116,7 @@ pub async fn recent_trades(
     let kind = kind
         .map(|k| {
             trades::parse_kind(k)
-                .ok_or_else(|| ReportError::input("kind", "must be open, close or liquidation"))
+                .ok_or_else(|| AnswerError::input("kind", "must be open, close or liquidation"))
         })
         .transpose()?;
     Ok(Trades {
@@ -133,9 +133,9 @@ pub async fn candles(
     market: &str,
     interval: &str,
     limit: u64,
-) -> Result<Candles, ReportError> {
+) -> Result<Candles, AnswerError> {
     if !trades::CANDLE_INTERVALS.contains(&interval) {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             "interval",
             format!("must be one of {}", trades::CANDLE_INTERVALS.join(", ")),
         ));
@@ -160,9 +160,9 @@ pub async fn candles(
 }
 
 /// A loss basis in USD, 0..=1,000,000,000 (up to 18 decimals) → wad.
-pub fn loss_basis(field: &str, text: &str) -> Result<u128, ReportError> {
+pub fn loss_basis(field: &str, text: &str) -> Result<u128, AnswerError> {
     let bad = |why: &str| {
-        ReportError::input(
+        AnswerError::input(
             field,
             format!("{why}, got {:?}", crate::text::sanitize_line(text, 40)),
         )
@@ -178,7 +178,7 @@ pub fn loss_basis(field: &str, text: &str) -> Result<u128, ReportError> {
 }
 
 /// PAPER minted for `basis` (wad) at the current point of the mint curve.
-pub async fn paper_mint(http: &ExchangeHttp, basis: u128) -> Result<MintEstimate, ReportError> {
+pub async fn paper_mint(http: &ExchangeHttp, basis: u128) -> Result<MintEstimate, AnswerError> {
     let summary = reads::summary(http).await?;
     Ok(mint::estimate(&summary, basis))
 }

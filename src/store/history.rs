@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 
 use alloy_primitives::Address;
 
-use crate::private_files::{ensure_private_dir, io_error, open_private_append};
 use crate::protocol::history::{HistoryLine, LoadedHistory, decode_lines};
+use crate::store::private_files::{ensure_private_dir, io_error, open_private_append};
 
 /// At most this much of the file's end is read (thousands of records; the rest is older).
 pub const MAX_READ_BYTES: u64 = 8 * 1024 * 1024;

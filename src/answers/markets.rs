@@ -5,9 +5,9 @@ use serde_json::{Value, json};
 
 use crate::analytics::overview::base_to_usd;
 use crate::client::market_data::MarketData;
+use crate::protocol::pretrade::percent_json;
 use crate::protocol::trading::Cap;
 use crate::protocol::units::{omit_nulls, price_json, signed, wad_json};
-use crate::quote::percent_json;
 
 pub fn markets_json(data: &MarketData) -> Value {
     let state = &data.state;

@@ -10,14 +10,14 @@ use crate::protocol::account::AccountState;
 use crate::protocol::math::{
     Capacity, OpenFunds, OpenRejection, check_open, mint_amount, mint_basis, open_capacity,
 };
-use crate::protocol::stats::Summary;
-use crate::protocol::trading::Instrument;
-use crate::protocol::units::{WAD, omit_nulls, price_json, signed, wad_json};
-use crate::quote::{
+use crate::protocol::pretrade::{
     Position, Scenario, exit_from_move, fraction_json, ladder_leverages, percent_json,
 };
+use crate::protocol::reads::Summary;
+use crate::protocol::trading::Instrument;
+use crate::protocol::units::{WAD, omit_nulls, price_json, signed, wad_json};
 
-use super::{ReportError, input};
+use super::{AnswerError, input};
 
 /// The market, side and margin every quote starts from.
 #[derive(Debug, Clone, Copy)]
@@ -33,7 +33,7 @@ struct Parsed {
     margin: u128,
 }
 
-fn parse(t: &Ticket) -> Result<Parsed, ReportError> {
+fn parse(t: &Ticket) -> Result<Parsed, AnswerError> {
     Ok(Parsed {
         is_long: input::side(t.side)?,
         margin: input::margin(t.margin)?,
@@ -45,7 +45,7 @@ pub async fn market_data(
     http: &ExchangeHttp,
     offline: bool,
     market: &str,
-) -> Result<MarketData, ReportError> {
+) -> Result<MarketData, AnswerError> {
     if offline {
         Ok(MarketData::offline())
     } else {
@@ -58,18 +58,18 @@ fn entry(
     data: &MarketData,
     market: &Instrument,
     given: Option<&str>,
-) -> Result<(u64, &'static str), ReportError> {
+) -> Result<(u64, &'static str), AnswerError> {
     if let Some(text) = given {
         return Ok((input::price("entry", text, market)?, "given"));
     }
     if data.is_offline() {
-        return Err(ReportError::input(
+        return Err(AnswerError::input(
             "entry",
             "is required with --offline (there is no live mark)",
         ));
     }
     data.mark(market).map(|m| (m, "live mark")).map_err(|e| {
-        ReportError::Network(format!(
+        AnswerError::Network(format!(
             "no live mark for {}: {e} (pass --entry to quote anyway)",
             market.symbol
         ))
@@ -172,7 +172,7 @@ pub struct Quote<'a> {
     pub scenarios: Vec<Scenario>,
 }
 
-pub fn quote<'a>(data: &'a MarketData, t: &Ticket, a: &QuoteAsk) -> Result<Quote<'a>, ReportError> {
+pub fn quote<'a>(data: &'a MarketData, t: &Ticket, a: &QuoteAsk) -> Result<Quote<'a>, AnswerError> {
     let i = parse(t)?;
     let leverage = input::leverage(a.leverage)?;
     let state = &data.state;
@@ -190,7 +190,7 @@ pub fn quote<'a>(data: &'a MarketData, t: &Ticket, a: &QuoteAsk) -> Result<Quote
         (None, Some(pct)) => {
             vec![
                 exit_from_move(entry, pct)
-                    .map_err(|e| ReportError::input("move", e.to_string()))?,
+                    .map_err(|e| AnswerError::input("move", e.to_string()))?,
             ]
         }
         (None, None) => position.default_exits(),
@@ -384,7 +384,7 @@ pub fn ladder<'a>(
     data: &'a MarketData,
     t: &Ticket,
     entry_text: Option<&str>,
-) -> Result<Ladder<'a>, ReportError> {
+) -> Result<Ladder<'a>, AnswerError> {
     let i = parse(t)?;
     let state = &data.state;
     let market = input::market(state, t.market)?;
@@ -474,7 +474,7 @@ pub fn close_quote<'a>(
     data: &'a MarketData,
     t: &Ticket,
     a: &CloseAsk,
-) -> Result<CloseQuote<'a>, ReportError> {
+) -> Result<CloseQuote<'a>, AnswerError> {
     let i = parse(t)?;
     let leverage = input::leverage(a.leverage)?;
     let market = input::market(&data.state, t.market)?;
@@ -482,14 +482,14 @@ pub fn close_quote<'a>(
     let (exit, exit_source) = match a.exit {
         Some(text) => (input::price("exit", text, market)?, "given"),
         None if data.is_offline() => {
-            return Err(ReportError::input(
+            return Err(AnswerError::input(
                 "exit",
                 "is required with --offline (there is no live mark)",
             ));
         }
         None => (
             data.mark(market).map_err(|e| {
-                ReportError::Network(format!(
+                AnswerError::Network(format!(
                     "no live mark for {}: {e} (pass --exit)",
                     market.symbol
                 ))

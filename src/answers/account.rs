@@ -11,10 +11,10 @@ use crate::analytics::positions::CloseValue;
 use crate::client::ExchangeHttp;
 use crate::client::market_data::MarketData;
 use crate::protocol::account::{AccountState, Operation};
-use crate::protocol::stats::QueueRank;
+use crate::protocol::pretrade::{Position, percent_json};
+use crate::protocol::reads::QueueRank;
 use crate::protocol::trading::TradingState;
 use crate::protocol::units::{USDC_TO_WAD, price_json, signed, wad_json};
-use crate::quote::{Position, percent_json};
 
 /// Each pending intent's place in the relayer queue, by intent id (empty when unavailable).
 pub async fn queue_ranks(http: &ExchangeHttp, wallet: Address) -> BTreeMap<String, u64> {

@@ -9,10 +9,10 @@ use std::time::Duration;
 use alloy_primitives::{Address, U256};
 use serde_json::{Map, Value, json};
 
-use crate::private_files::{
+use crate::protocol::eip712::NonceLane;
+use crate::store::private_files::{
     create_new_private, ensure_data_dir, ensure_private_dir, open_private_append, write_private,
 };
-use crate::protocol::eip712::NonceLane;
 
 /// The next nonce of each lane, per owner, in `<data>/nonces/<owner>.json`. A nonce handed out
 /// is spent even if its send fails (§4.3): the file moves on before the value is returned.
