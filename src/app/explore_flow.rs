@@ -442,7 +442,8 @@ mod tests {
     use alloy_primitives::Address;
 
     use super::*;
-    use crate::app::action::{Action, Message};
+    use crate::app::action::Action;
+    use crate::app::message::Message;
     use crate::app::reads::Read;
     use crate::app::state::Mode;
     use crate::protocol::leaderboard::{LeaderRow, LeaderboardPage, LeaderboardSummary, PageInfo};

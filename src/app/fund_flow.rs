@@ -8,11 +8,12 @@ use crate::protocol::funding::{
 };
 use crate::protocol::units::USDC_TO_WAD;
 
-use super::action::{Action, Effect};
+use super::action::Action;
 use super::field::{OwnerUnlock, TextField, Unlock};
 use super::fund::{
     CoreSend, FOLLOW_FOR, Following, FundForm, FundJob, FundOutcome, FundReview, FundStep,
 };
+use super::message::Effect;
 use super::state::App;
 
 impl App {

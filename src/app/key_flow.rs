@@ -4,10 +4,11 @@
 
 use crate::keys::{Passphrase, RENEW_WITHIN_SECS};
 
-use super::action::{Command, Effect};
+use super::action::Command;
 use super::field::{OwnerUnlock, SecretField, TextField, Unlock};
 use super::gate::KeyState;
 use super::key_setup::{KeyJob, KeyOutcome, KeyPanel, KeyStep, Waiting};
+use super::message::Effect;
 use super::state::App;
 
 impl App {

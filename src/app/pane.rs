@@ -6,7 +6,8 @@
 
 use std::time::SystemTime;
 
-use super::action::{Action, Command, Effect, Key};
+use super::action::{Action, Command, Key};
+use super::message::Effect;
 use super::state::App;
 
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use alloy_primitives::{Address, B256, U256};
 
 use super::freshness::Freshness;
-use super::messages::MessageLog;
+use super::log::MessageLog;
 use super::tab::Tab;
 use crate::events::account::StreamEvent;
 use crate::events::intents::{IntentWatch, Resolution};
@@ -277,7 +277,10 @@ impl App {
 
     /// A command no pane took: the ticket's keys (they work from any tab), the tabs, the
     /// overlays' toggles, the positions' cursor and closes.
-    pub(super) fn anywhere(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
+    pub(super) fn anywhere(
+        &mut self,
+        action: super::action::Action,
+    ) -> Vec<super::message::Effect> {
         use super::action::Action;
         let ceiling = self.ticket_leverage_ceiling();
         match action {
@@ -437,7 +440,7 @@ impl App {
 
     /// `y` in the confirm dialog: sign and send exactly what it restates, if the checks still
     /// pass (the dialog may have waited while the mark aged or the exchange went away).
-    pub(super) fn confirm_dialog(&mut self) -> Vec<super::action::Effect> {
+    pub(super) fn confirm_dialog(&mut self) -> Vec<super::message::Effect> {
         let Some(d) = self.dialog.take() else {
             return Vec::new();
         };
@@ -448,7 +451,7 @@ impl App {
             // Reviewed and confirmed: the outside values are the trader's now.
             self.ticket.review = None;
         }
-        vec![super::action::Effect::Submit {
+        vec![super::message::Effect::Submit {
             order: d.order(),
             what: d.what(),
         }]
@@ -662,7 +665,7 @@ impl App {
     pub(crate) fn on_owner_sent(
         &mut self,
         report: super::submission::SubmitOutcome,
-    ) -> (String, bool, Vec<super::action::Effect>) {
+    ) -> (String, bool, Vec<super::message::Effect>) {
         let queued = !report.tracked.is_empty();
         let text = report
             .toasts
@@ -672,7 +675,7 @@ impl App {
         let fates = self
             .on_submitted(report)
             .into_iter()
-            .map(|(id, r)| super::action::Effect::RecordFate(id, r))
+            .map(|(id, r)| super::message::Effect::RecordFate(id, r))
             .collect();
         (text, queued, fates)
     }
@@ -899,8 +902,8 @@ impl App {
     }
 
     /// The one entry point: fold a message, say what the runtime must do.
-    pub fn handle(&mut self, message: super::action::Message) -> Vec<super::action::Effect> {
-        use super::action::{Effect, Message};
+    pub fn handle(&mut self, message: super::message::Message) -> Vec<super::message::Effect> {
+        use super::message::{Effect, Message};
         // What time alone changes on the screen up to the clock this message brings is a change
         // to draw (the runtime sends a `Tick` at `next_wake`; any message may move the clock).
         let time_changes = self.next_screen_change(self.clock);
@@ -973,7 +976,7 @@ impl App {
 
     /// Measure every position against the alert thresholds at the app's clock: a crossing
     /// raises the banner and asks the runtime for the bell and a notification.
-    fn check_alerts(&mut self) -> Vec<super::action::Effect> {
+    fn check_alerts(&mut self) -> Vec<super::message::Effect> {
         use super::alerts::readings;
         use crate::config::alerts::Method;
         let Some(state) = &self.trading else {
@@ -1000,7 +1003,7 @@ impl App {
         let mut effects = Vec::new();
         for alert in raised {
             if self.delivery.method != Method::None {
-                effects.push(super::action::Effect::Notify(alert.notice(self.delivery)));
+                effects.push(super::message::Effect::Notify(alert.notice(self.delivery)));
             }
             self.banner = Some(alert);
             self.dirty = true;
@@ -1244,7 +1247,7 @@ mod tests {
         );
         assert_eq!(app.toasts.other_fresh(t(2_400)), 0, "the lost one is over");
         // Once the "back" message has been read, the footer is quiet: no "resyncing" 20 s on.
-        let later = t(2_301) + super::super::messages::TOAST_FOR;
+        let later = t(2_301) + super::super::log::TOAST_FOR;
         assert_eq!(footer(&app, later), None);
         assert_eq!(app.toasts.len(), 2, "the log keeps both");
         assert_eq!(app.freshness.error(Source::Account), None);

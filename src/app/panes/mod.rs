@@ -51,8 +51,9 @@ impl App {
     /// Apply a key's action; the effects the runtime must carry out (signing, quitting). Quit
     /// works everywhere; everything else goes to the focused pane (`App::focused`, the one
     /// place that decides it), and what the pane leaves is a command that works anywhere.
-    pub(crate) fn update(&mut self, action: super::action::Action) -> Vec<super::action::Effect> {
-        use super::action::{Action, Effect};
+    pub(crate) fn update(&mut self, action: super::action::Action) -> Vec<super::message::Effect> {
+        use super::action::Action;
+        use super::message::Effect;
         use super::pane::Handled;
         self.dirty = true;
         let pane = self.focused();
