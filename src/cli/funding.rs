@@ -1,7 +1,14 @@
+//! The owner's money moves, each signed by the owner's wallet and sent once.
+//!
 //! `deposit`: USDC from the owner's HyperCore spot account to the Papertrade balance (§7). The
 //! proxy is asked of the relayer and verified on HyperEVM, the plan is restated (amount, fee,
 //! minimum, one at a time) and refused if it would fail, the owner signs a `spotSend`, it is
 //! posted once, and the account stream is followed until the sweeper credits it.
+//!
+//! `withdraw`: the available balance back to the owner's HyperCore spot account, the plan
+//! restated first, the `WithdrawToCore` intent sent once through the same path as the Fund tab's
+//! (`client::funding::send_withdraw`), followed until it settles and the USDC shows on
+//! HyperCore.
 
 use std::time::Duration;
 
@@ -11,20 +18,25 @@ use serde_json::json;
 use clap::Args;
 
 use crate::client::funding::{
-    DepositAudit, DepositCheckError, SpotSendResult, follow_deposit, send_deposit,
+    DepositAudit, DepositCheckError, SpotSendResult, follow_core_credit, follow_deposit,
+    send_deposit, send_withdraw, withdraw_intent,
 };
+use crate::client::orders::OrderError;
 use crate::protocol::funding::{
-    DepositPlan, DepositRefusal, MIN_DEPOSIT_USDC, parse_usdc, plan_deposit, usdc_text,
+    CORE_WEI_PER_USDC_UNIT, DepositPlan, DepositRefusal, MIN_DEPOSIT_USDC, WithdrawRefusal,
+    parse_usdc, plan_deposit, plan_withdraw, usdc_text,
 };
 use crate::protocol::hypercore_send::SpotSend;
 use crate::protocol::units::{USDC_TO_WAD, signed};
+use crate::store::ledger::AuditLog;
 
 use super::Context;
 use super::args::WaitArgs;
 use super::output::say;
-use super::output::{CliError, Unsettled, print_json, usd};
+use super::output::{CliError, Unsettled, expect_outcomes, print_json, usd};
 use super::session::OwnerSigning;
-use super::session::{LiveAccount, confirm, owner, owner_sign_spot_send};
+use super::session::{LiveAccount, confirm, owner, owner_sign, owner_sign_spot_send};
+use super::trade::reported;
 
 #[derive(Debug, Args)]
 pub(crate) struct DepositArgs {
@@ -192,4 +204,92 @@ fn no_answer_text(
         usdc_text(plan.amount),
         plan.proxy,
     )
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct WithdrawArgs {
+    /// USDC to withdraw (at least 10, at most 6 decimals).
+    #[arg(long)]
+    pub amount: String,
+    #[command(flatten)]
+    pub signing: OwnerSigning,
+    #[command(flatten)]
+    pub wait: WaitArgs,
+    /// Do not ask for confirmation.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+/// `withdraw`: restate the plan, have the owner sign, send once, follow it to HyperCore.
+pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
+    let owner = owner(ctx)?;
+    let usdc = parse_usdc(&a.amount).map_err(|m| CliError::input("amount", m))?;
+    if usdc < crate::protocol::eip712::MIN_WITHDRAW_USDC {
+        return Err(CliError::input(
+            "amount",
+            WithdrawRefusal::BelowMinimum.to_string(),
+        ));
+    }
+    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
+    let plan =
+        plan_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
+    for line in plan.lines(owner) {
+        eprintln!("{line}");
+    }
+    if a.signing.owner_keystore.is_some() {
+        confirm(a.yes, "Sign with the owner's keystore and send?")?;
+    }
+    let intent =
+        withdraw_intent(&ctx.data_dir, owner, usdc, ctx.deadlines).map_err(OrderError::Nonce)?;
+    let signed_withdraw = owner_sign(ctx, &a.signing, owner, intent)?;
+    let (one, core_before) = send_withdraw(&ctx.http, &ctx.data_dir, &signed_withdraw, None).await;
+    reported(ctx, &one)?;
+    let id = one.intent_id;
+    let started = tokio::time::Instant::now();
+    let outcome = live
+        .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
+        .await;
+    // Followed to the end: the USDC on the owner's HyperCore spot account.
+    let landed = match core_before {
+        Some(before) if outcome == "succeeded" => {
+            if !ctx.json {
+                eprintln!("withdrawal settled; waiting for it on HyperCore…");
+            }
+            let target = before.total_wei + u128::from(usdc) * CORE_WEI_PER_USDC_UNIT;
+            let left = a.wait.duration().saturating_sub(started.elapsed());
+            let (after, seen) = follow_core_credit(&ctx.http, owner, target, left).await;
+            Some((after, seen))
+        }
+        _ => None,
+    };
+    let core_json = landed.map(|(after, seen)| {
+        json!({"credited": seen, "spotUsdc": after.map(|s| crate::protocol::funding::usdc_text(s.total_usdc()))})
+    });
+    if ctx.json {
+        print_json(
+            &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string(), "hypercore": core_json}),
+        );
+    } else {
+        say!(
+            "withdrawal {id:#x}: {outcome} · balance now {}",
+            usd(signed(live.state.balance))
+        );
+        if let Some((Some(after), true)) = landed {
+            say!(
+                "  arrived on HyperCore: spot USDC now {}",
+                crate::protocol::funding::usdc_text(after.total_usdc())
+            );
+        }
+    }
+    expect_outcomes("succeeded", [outcome])?;
+    if let Some((_, false)) = landed {
+        return Err(CliError::Unsettled {
+            status: super::output::Unsettled::Pending,
+            message: format!(
+                "the withdrawal settled but HyperCore did not show it within {}s; it arrives on {owner:#x}'s spot account",
+                a.wait.secs
+            ),
+        });
+    }
+    Ok(())
 }

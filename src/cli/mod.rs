@@ -78,7 +78,7 @@ pub(crate) enum Command {
     /// Deposit USDC from the owner's HyperCore spot account (a spotSend signed by the owner's wallet).
     Deposit(funding::DepositArgs),
     /// Withdraw USDC to the owner's HyperCore spot account (signed by the owner's wallet).
-    Withdraw(trade::WithdrawArgs),
+    Withdraw(funding::WithdrawArgs),
     /// Run the local exchange simulator (a strict Papertrade on loopback) until Ctrl-C.
     Sim(simulator::SimArgs),
     /// Practice with no funds and no network: the simulator in-process and a funded throwaway wallet.
@@ -272,7 +272,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Command::Close(a) => trade::close(&ctx, a).await,
             Command::Cancel(a) => trade::cancel(&ctx, a).await,
             Command::Deposit(a) => funding::deposit(&ctx, a).await,
-            Command::Withdraw(a) => trade::withdraw(&ctx, a).await,
+            Command::Withdraw(a) => funding::withdraw(&ctx, a).await,
             Command::Sim(a) => simulator::sim(&ctx, a).await,
             Command::Demo(a) => simulator::demo(&ctx, a).await,
             Command::Leaderboard(a) => explorer::leaderboard(&ctx, a).await,

@@ -1,4 +1,4 @@
-//! `open`, `close`, `cancel`, `withdraw`: check against the freshest state, restate exactly what
+//! `open`, `close`, `cancel`: check against the freshest state, restate exactly what
 //! will be signed, ask, sign, send once, and follow the account stream to the outcome.
 
 use alloy_primitives::{B256, U256};
@@ -7,7 +7,6 @@ use serde_json::{Value, json};
 use clap::Args;
 
 use crate::analytics::positions::CloseValue;
-use crate::client::funding::{follow_core_credit, send_withdraw, withdraw_intent};
 use crate::client::intents::{Submission, SubmitError};
 use crate::client::orders::{OrderError, Sent, Trader};
 use crate::clock::now_unix_s;
@@ -15,9 +14,6 @@ use crate::events::intents::{IntentWatch, Resolution};
 use crate::protocol::account::Operation;
 use crate::protocol::eip712::{MAX_CLOSE_IDS, SessionSigner};
 use crate::protocol::failure::FailureGuess;
-use crate::protocol::funding::{
-    CORE_WEI_PER_USDC_UNIT, WithdrawRefusal, parse_usdc, plan_withdraw,
-};
 use crate::protocol::math::{OpenCheck, OpenFunds, OpenRejection, check_open};
 use crate::protocol::order::Order;
 use crate::protocol::pretrade::{Position, percent_text};
@@ -29,10 +25,8 @@ use super::args::{MarketArgs, WaitArgs};
 use super::key::report_submission;
 use super::output::say;
 use super::output::{CliError, REFUSED_STATE, expect_outcomes, price, print_json, usd, usd_signed};
-use super::session::OwnerSigning;
-use super::session::{
-    LiveAccount, confirm, owner, owner_sign, renewal_warning, usable_session_key,
-};
+
+use super::session::{LiveAccount, confirm, owner, renewal_warning, usable_session_key};
 use super::{Context, args};
 
 #[derive(Debug, Args)]
@@ -83,19 +77,6 @@ pub(crate) struct CancelArgs {
     pub yes: bool,
 }
 
-#[derive(Debug, Args)]
-pub(crate) struct WithdrawArgs {
-    /// USDC to withdraw (at least 10, at most 6 decimals).
-    #[arg(long)]
-    pub amount: String,
-    #[command(flatten)]
-    pub signing: OwnerSigning,
-    #[command(flatten)]
-    pub wait: WaitArgs,
-    /// Do not ask for confirmation.
-    #[arg(long)]
-    pub yes: bool,
-}
 use crate::client::market_data::MarketData;
 
 /// Build, sign and send a session-signed order through the one money path.
@@ -162,7 +143,7 @@ fn open_refusal(r: &OpenRejection) -> CliError {
 }
 
 /// Say what one send produced; a refusal or a broken answer is the caller's error.
-fn reported<'a>(ctx: &Context, sent: &'a Sent) -> Result<&'a Submission, CliError> {
+pub(super) fn reported<'a>(ctx: &Context, sent: &'a Sent) -> Result<&'a Submission, CliError> {
     let submission = match &sent.result {
         Ok(s) => s,
         Err(SubmitError::ReadOnly) => {
@@ -612,77 +593,4 @@ pub async fn cancel(ctx: &Context, a: CancelArgs) -> Result<(), CliError> {
     }
     // Asked: that the target ends cancelled. If it settled first, the cancel lost the race.
     expect_outcomes("cancelled", [outcome])
-}
-
-pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
-    let owner = owner(ctx)?;
-    let usdc = parse_usdc(&a.amount).map_err(|m| CliError::input("amount", m))?;
-    if usdc < crate::protocol::eip712::MIN_WITHDRAW_USDC {
-        return Err(CliError::input(
-            "amount",
-            WithdrawRefusal::BelowMinimum.to_string(),
-        ));
-    }
-    let mut live = LiveAccount::open(&ctx.http, owner, Some(&ctx.data_dir)).await?;
-    let plan =
-        plan_withdraw(&live.state, usdc).map_err(|r| CliError::input("amount", r.to_string()))?;
-    for line in plan.lines(owner) {
-        eprintln!("{line}");
-    }
-    if a.signing.owner_keystore.is_some() {
-        confirm(a.yes, "Sign with the owner's keystore and send?")?;
-    }
-    let intent =
-        withdraw_intent(&ctx.data_dir, owner, usdc, ctx.deadlines).map_err(OrderError::Nonce)?;
-    let signed_withdraw = owner_sign(ctx, &a.signing, owner, intent)?;
-    let (one, core_before) = send_withdraw(&ctx.http, &ctx.data_dir, &signed_withdraw, None).await;
-    reported(ctx, &one)?;
-    let id = one.intent_id;
-    let started = tokio::time::Instant::now();
-    let outcome = live
-        .outcome(id, a.wait.duration(), &AuditLog::new(&ctx.data_dir))
-        .await;
-    // Followed to the end: the USDC on the owner's HyperCore spot account.
-    let landed = match core_before {
-        Some(before) if outcome == "succeeded" => {
-            if !ctx.json {
-                eprintln!("withdrawal settled; waiting for it on HyperCore…");
-            }
-            let target = before.total_wei + u128::from(usdc) * CORE_WEI_PER_USDC_UNIT;
-            let left = a.wait.duration().saturating_sub(started.elapsed());
-            let (after, seen) = follow_core_credit(&ctx.http, owner, target, left).await;
-            Some((after, seen))
-        }
-        _ => None,
-    };
-    let core_json = landed.map(|(after, seen)| {
-        json!({"credited": seen, "spotUsdc": after.map(|s| crate::protocol::funding::usdc_text(s.total_usdc()))})
-    });
-    if ctx.json {
-        print_json(
-            &json!({"intentId": format!("{id:#x}"), "outcome": outcome, "balanceRaw": live.state.balance.to_string(), "hypercore": core_json}),
-        );
-    } else {
-        say!(
-            "withdrawal {id:#x}: {outcome} · balance now {}",
-            usd(signed(live.state.balance))
-        );
-        if let Some((Some(after), true)) = landed {
-            say!(
-                "  arrived on HyperCore: spot USDC now {}",
-                crate::protocol::funding::usdc_text(after.total_usdc())
-            );
-        }
-    }
-    expect_outcomes("succeeded", [outcome])?;
-    if let Some((_, false)) = landed {
-        return Err(CliError::Unsettled {
-            status: super::output::Unsettled::Pending,
-            message: format!(
-                "the withdrawal settled but HyperCore did not show it within {}s; it arrives on {owner:#x}'s spot account",
-                a.wait.secs
-            ),
-        });
-    }
-    Ok(())
 }
