@@ -2218,6 +2218,8 @@ fn the_debt_key_takes_the_margin_from_the_queued_balance() {
     let s = screen(&app, 120, 40);
     assert!(s.contains("margin $20 from queued (debt)"), "{s}");
     assert!(s.contains("D debt"), "the hint bar names it: {s}");
+    // What limits a debt-funded open is the queued balance, and the ticket says so.
+    assert!(s.contains("max margin $0.00 (available queued"), "{s}");
     // Nothing queued yet: the review refuses it with the relayer's reason.
     press(&mut app, KeyCode::Enter);
     assert!(app.dialog.is_none());

@@ -318,8 +318,12 @@ pub struct Capacity {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CapacityLimit {
-    /// The account's available balance (or queued balance / debt room for `useDebt`).
+    /// The account's available balance.
     Balance,
+    /// With `useDebt`: the account's available queued balance.
+    QueuedBalance,
+    /// With `useDebt`: the debt room.
+    DebtRoom,
     /// The market's maximum position notional.
     MaxNotional,
     /// The side's open-interest cap.
@@ -332,6 +336,8 @@ impl CapacityLimit {
     pub fn label(self) -> &'static str {
         match self {
             CapacityLimit::Balance => "available balance",
+            CapacityLimit::QueuedBalance => "available queued balance",
+            CapacityLimit::DebtRoom => "debt room",
             CapacityLimit::MaxNotional => "max position notional",
             CapacityLimit::OpenInterest => "open-interest cap",
             CapacityLimit::OtherSideHeld => "the other side is held or queued",
@@ -373,15 +379,18 @@ pub fn open_capacity(c: &OpenCheck) -> Capacity {
         };
     }
     if let Some(f) = funds {
-        let available = if use_debt {
-            f.available_queued.min(f.debt_room)
+        // The same funds `check_open` refuses an open for, named the same way.
+        let (available, limit) = if !use_debt {
+            (f.available_balance, CapacityLimit::Balance)
+        } else if f.available_queued <= f.debt_room {
+            (f.available_queued, CapacityLimit::QueuedBalance)
         } else {
-            f.available_balance
+            (f.debt_room, CapacityLimit::DebtRoom)
         };
         if available < best.max_margin {
             best = Capacity {
                 max_margin: available,
-                limit: CapacityLimit::Balance,
+                limit,
             };
         }
     }
@@ -655,8 +664,27 @@ mod tests {
             cap,
             Capacity {
                 max_margin: 45 * WAD,
-                limit: CapacityLimit::Balance
+                limit: CapacityLimit::DebtRoom
             }
+        );
+        // Less queued than debt room: the queued balance is what limits it, and says so.
+        let short_of_queued = OpenCheck {
+            funds: Some(OpenFunds {
+                available_queued: 30 * WAD,
+                ..debt.funds.unwrap()
+            }),
+            ..debt
+        };
+        assert_eq!(
+            open_capacity(&short_of_queued),
+            Capacity {
+                max_margin: 30 * WAD,
+                limit: CapacityLimit::QueuedBalance
+            }
+        );
+        assert_eq!(
+            check_open(&short_of_queued).unwrap_err().code(),
+            "insufficient_queued_balance"
         );
     }
 
