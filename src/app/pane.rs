@@ -4,9 +4,10 @@
 //! into that pane's action, hands it the action, and applies what the pane leaves (quit, the
 //! tabs, the commands that work anywhere).
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use super::action::{Action, Command, Key};
+use super::explore::Fetch;
 use super::message::Effect;
 use super::state::App;
 
@@ -72,6 +73,13 @@ pub(crate) trait Pane: Sync {
 
     /// The first instant after `after` at which this pane's screen changes with time alone.
     fn wake(&self, _app: &App, _after: SystemTime) -> Option<SystemTime> {
+        None
+    }
+
+    /// What this pane needs read from the exchange while its tab is shown (an overlay on top
+    /// does not stop it), and how often: `App::reads` declares it, and the answer is the one
+    /// the pane waits for. At most one: the read slot of its `Fetch` kind keeps its freshness.
+    fn read(&self, _app: &App) -> Option<(Fetch, Duration)> {
         None
     }
 
