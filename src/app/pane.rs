@@ -101,7 +101,7 @@ pub(crate) trait Pane: Sync {
         }
         // Only the fixed keys listed in `ui::keymap::FIXED` from here on.
         Some(match key {
-            Key::Char(c @ '1'..='8') => Action::Tab(super::Tab::of_digit(c)?),
+            Key::Char(c @ '1'..='9') => Action::Tab(super::Tab::of_digit(c)?),
             Key::PageUp => Action::Page(-1),
             Key::PageDown => Action::Page(1),
             Key::Tab | Key::Right | Key::Char('l') => Action::Tab(app.tab.next()),
