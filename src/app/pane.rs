@@ -6,10 +6,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::action::{Action, Command, Key};
+use super::action::{Action, Key};
 use super::explore::Fetch;
 use super::message::Effect;
 use super::state::App;
+use crate::config::keys::Command;
 
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,7 +7,8 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use crate::app::{Action, Command, Key, Keymap, Tab};
+use crate::app::{Action, Key, Tab};
+use crate::config::keys::{Command, Keymap};
 
 /// "1 … N": the digits that pick the tabs, N the last one's (`Tab::LAST_DIGIT`).
 const TAB_DIGITS: &str = {

@@ -3,11 +3,12 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
 use super::super::explore::{CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch};
 use super::super::fund::FundStep;
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Fund;
 

@@ -13,10 +13,10 @@ mod trade;
 
 use std::time::SystemTime;
 
-use super::action::Command;
 use super::pane::{Hint, Pane};
 use super::state::App;
 use super::tab::Tab;
+use crate::config::keys::Command;
 
 /// The pane a tab shows.
 pub(crate) fn of(tab: Tab) -> &'static dyn Pane {

@@ -3,10 +3,11 @@
 
 use std::time::{Duration, SystemTime};
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
 use super::super::explore::{Fetch, SERIES_REFRESH};
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Protocol;
 
