@@ -90,13 +90,22 @@ mod tests {
         for t in Tab::ALL {
             assert_eq!(t.next().previous(), t);
         }
-        assert_eq!(Tab::Fund.next(), Tab::Trade);
-        assert_eq!(Tab::Trade.previous(), Tab::Fund);
+        // Written against the order, not the count: a tab added at the end changes no line.
+        let last = Tab::ALL[Tab::ALL.len() - 1];
+        assert_eq!(last.next(), Tab::Trade);
+        assert_eq!(Tab::Trade.previous(), last);
         assert_eq!(Tab::of_digit('5'), Some(Tab::Leaders));
         assert_eq!(Tab::of_digit('7'), Some(Tab::Liquidations));
-        assert_eq!(Tab::of_digit('0'), None);
         assert_eq!(Tab::of_digit('8'), Some(Tab::Fund));
-        assert_eq!(Tab::of_digit('9'), None);
+        assert_eq!(Tab::of_digit('0'), None);
+        assert_eq!(Tab::of_digit(Tab::LAST_DIGIT), Some(last));
+        if let Some(past) = char::from_digit(Tab::ALL.len() as u32 + 1, 10) {
+            assert_eq!(
+                Tab::of_digit(past),
+                None,
+                "no tab on the digit after the last"
+            );
+        }
     }
 
     /// Every digit that picks a tab is one no command may be remapped to.
