@@ -66,11 +66,10 @@ pub enum Action {
     Cascade(i32),
 }
 
-/// The remappable commands and their keymap are the config file's (`[ui.keys]`); they live in
-/// `config::keys` and keep their old paths here.
-pub use crate::config::keys::{Command, Keymap};
+use crate::config::keys::Command;
 
-/// What each command asks of the app.
+/// What each command asks of the app (the commands and their keymap are the config file's,
+/// `[ui.keys]`, in `config::keys`).
 impl Command {
     pub fn action(self) -> Action {
         match self {

@@ -10,10 +10,7 @@ use crate::analytics::liquidations::{
 use crate::protocol::leaderboard::{SortDir, SortKey, Window};
 use crate::protocol::reads::ProtocolHistory;
 
-use super::explore::{
-    CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch, Fetched, Field, Found, LEADERBOARD_REFRESH,
-    SCAN_REFRESH, SERIES_REFRESH, WALLET_REFRESH,
-};
+use super::explore::{Fetch, Fetched, Field, Found};
 use super::field::TextField;
 use super::state::App;
 use super::tab::Tab;
@@ -45,37 +42,9 @@ impl App {
             .map_or(0, |book| liq::closest(&book, &self.closest_query()).len())
     }
 
-    /// What the tab on screen wants read, and how often.
+    /// What the tab on screen wants read, and how often: its pane says (`Pane::read`).
     fn wanted(&self) -> Option<(Fetch, Duration)> {
-        let e = &self.explore;
-        match self.tab {
-            Tab::Leaders => Some((Fetch::Leaderboard(e.leaders.request()), LEADERBOARD_REFRESH)),
-            Tab::Explorer => e
-                .explorer
-                .wallet
-                .map(|w| (Fetch::Wallet(w), WALLET_REFRESH)),
-            Tab::Liquidations => Some((
-                Fetch::Scan {
-                    wallets: e.liquidations.wallets,
-                },
-                SCAN_REFRESH,
-            )),
-            Tab::Protocol => Some((
-                Fetch::ProtocolHistory {
-                    interval: e.series.interval,
-                },
-                SERIES_REFRESH,
-            )),
-            Tab::Fund => self.wallet.map(|w| {
-                let every = if self.fund.following_core() {
-                    CORE_FOLLOW_REFRESH
-                } else {
-                    CORE_REFRESH
-                };
-                (Fetch::CoreBalance(w), every)
-            }),
-            Tab::Trade | Tab::Positions | Tab::History => None,
-        }
+        super::panes::of(self.tab).read(self)
     }
 
     /// The read slot of the pane `fetch` belongs to.
@@ -443,6 +412,7 @@ mod tests {
 
     use super::*;
     use crate::app::action::Action;
+    use crate::app::explore::LEADERBOARD_REFRESH;
     use crate::app::message::Message;
     use crate::app::reads::Read;
     use crate::app::state::Mode;

@@ -4,12 +4,12 @@
 
 use crate::keys::{Passphrase, RENEW_WITHIN_SECS};
 
-use super::action::Command;
 use super::field::{OwnerUnlock, SecretField, TextField, Unlock};
 use super::gate::KeyState;
 use super::key_setup::{KeyJob, KeyOutcome, KeyPanel, KeyStep, Waiting};
 use super::message::Effect;
 use super::state::App;
+use crate::config::keys::Command;
 
 impl App {
     /// The key that opens the panel, as a person writes it.

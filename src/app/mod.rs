@@ -29,8 +29,7 @@ pub(crate) mod ticket;
 pub(crate) mod valuation;
 pub(crate) mod wake;
 
-pub(crate) use action::Command;
-pub use action::{Action, Key, Keymap};
+pub use action::{Action, Key};
 pub use freshness::Freshness;
 pub(crate) use gate::KeyState;
 pub use key_setup::KeyStatus;

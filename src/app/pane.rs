@@ -4,11 +4,13 @@
 //! into that pane's action, hands it the action, and applies what the pane leaves (quit, the
 //! tabs, the commands that work anywhere).
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use super::action::{Action, Command, Key};
+use super::action::{Action, Key};
+use super::explore::Fetch;
 use super::message::Effect;
 use super::state::App;
+use crate::config::keys::Command;
 
 /// One entry of the hint bar or the help: the key as a person reads it, and what it does.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +77,13 @@ pub(crate) trait Pane: Sync {
         None
     }
 
+    /// What this pane needs read from the exchange while its tab is shown (an overlay on top
+    /// does not stop it), and how often: `App::reads` declares it, and the answer is the one
+    /// the pane waits for. At most one: the read slot of its `Fetch` kind keeps its freshness.
+    fn read(&self, _app: &App) -> Option<(Fetch, Duration)> {
+        None
+    }
+
     /// The action a remappable command is on this pane (most mean the same everywhere).
     fn command(&self, _app: &App, command: Command) -> Action {
         command.action()
@@ -93,7 +102,7 @@ pub(crate) trait Pane: Sync {
         }
         // Only the fixed keys listed in `ui::keymap::FIXED` from here on.
         Some(match key {
-            Key::Char(c @ '1'..='8') => Action::Tab(super::Tab::of_digit(c)?),
+            Key::Char(c @ '1'..='9') => Action::Tab(super::Tab::of_digit(c)?),
             Key::PageUp => Action::Page(-1),
             Key::PageDown => Action::Page(1),
             Key::Tab | Key::Right | Key::Char('l') => Action::Tab(app.tab.next()),

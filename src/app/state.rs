@@ -177,7 +177,7 @@ pub struct App {
     pub help: bool,
     /// The message log overlay is open.
     pub show_log: bool,
-    pub keymap: super::action::Keymap,
+    pub keymap: crate::config::keys::Keymap,
     /// Something changed since the last frame.
     pub dirty: bool,
     /// The latest time a message brought (the app reads no clock).
@@ -255,7 +255,7 @@ impl App {
             dialog_scroll: 0,
             help: false,
             show_log: false,
-            keymap: super::action::Keymap::default(),
+            keymap: crate::config::keys::Keymap::default(),
             dirty: true,
             alerts: Some(super::alerts::Alerts::new(
                 crate::config::alerts::Rules::default(),

@@ -29,6 +29,17 @@ impl Tab {
         Tab::Fund,
     ];
 
+    /// The digit that picks the last tab a digit picks: the n-th tab is on digit n, up to 9
+    /// (the keys '1'..='9' are reserved for them, `config::keys::RESERVED_KEYS`).
+    pub const LAST_DIGIT: char = {
+        let n = if Self::ALL.len() < 9 {
+            Self::ALL.len()
+        } else {
+            9
+        };
+        (b'0' + n as u8) as char
+    };
+
     fn place(self) -> usize {
         Self::ALL.iter().position(|t| *t == self).unwrap_or(0)
     }
@@ -79,12 +90,38 @@ mod tests {
         for t in Tab::ALL {
             assert_eq!(t.next().previous(), t);
         }
-        assert_eq!(Tab::Fund.next(), Tab::Trade);
-        assert_eq!(Tab::Trade.previous(), Tab::Fund);
+        // Written against the order, not the count: a tab added at the end changes no line.
+        let last = Tab::ALL[Tab::ALL.len() - 1];
+        assert_eq!(last.next(), Tab::Trade);
+        assert_eq!(Tab::Trade.previous(), last);
         assert_eq!(Tab::of_digit('5'), Some(Tab::Leaders));
         assert_eq!(Tab::of_digit('7'), Some(Tab::Liquidations));
-        assert_eq!(Tab::of_digit('0'), None);
         assert_eq!(Tab::of_digit('8'), Some(Tab::Fund));
-        assert_eq!(Tab::of_digit('9'), None);
+        assert_eq!(Tab::of_digit('0'), None);
+        assert_eq!(Tab::of_digit(Tab::LAST_DIGIT), Some(last));
+        if let Some(past) = char::from_digit(Tab::ALL.len() as u32 + 1, 10) {
+            assert_eq!(
+                Tab::of_digit(past),
+                None,
+                "no tab on the digit after the last"
+            );
+        }
+    }
+
+    /// Every digit that picks a tab is one no command may be remapped to.
+    #[test]
+    fn the_digits_of_every_tab_are_reserved() {
+        for (n, tab) in Tab::ALL.iter().enumerate().take(9) {
+            let digit = char::from_digit(n as u32 + 1, 10).unwrap();
+            assert_eq!(Tab::of_digit(digit), Some(*tab));
+            assert!(
+                crate::config::keys::RESERVED_KEYS.contains(&digit),
+                "{digit}"
+            );
+        }
+        assert!(
+            crate::config::keys::RESERVED_KEYS.contains(&'9'),
+            "a ninth tab's digit"
+        );
     }
 }

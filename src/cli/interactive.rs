@@ -155,7 +155,8 @@ pub fn setup(
     let mut app = App::new(mode, Some(wallet));
     app.max_mark_age = ctx.ui.max_mark_age();
     // Validated when the config was read; a failure here would be a bug, so fall back loudly.
-    app.keymap = crate::app::Keymap::with_overrides(&ctx.ui.keys).map_err(CliError::Config)?;
+    app.keymap =
+        crate::config::keys::Keymap::with_overrides(&ctx.ui.keys).map_err(CliError::Config)?;
     app.key = session.as_ref().map(|(_, meta)| KeyStatus::from(meta));
     // Watch mode has no key store at all: no key material may exist in the process.
     let keys = match mode {

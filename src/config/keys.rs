@@ -136,8 +136,9 @@ impl Command {
 }
 
 /// Characters the UI keeps for itself (tabs, dialogs, table movement); no command may take one.
-pub const RESERVED_KEYS: [char; 14] = [
-    '1', '2', '3', '4', '5', '6', '7', '8', 'y', 'n', 'h', 'j', 'k', 'l',
+/// Every digit but 0 is kept for the tabs, so a new tab takes its digit from no one.
+pub const RESERVED_KEYS: [char; 15] = [
+    '1', '2', '3', '4', '5', '6', '7', '8', '9', 'y', 'n', 'h', 'j', 'k', 'l',
 ];
 
 /// Which character runs which command: the defaults, with the config file's `[ui.keys]` applied.
@@ -285,12 +286,14 @@ mod tests {
                 .unwrap_err()
                 .contains("long and close")
         );
-        let fixed = [("close".to_string(), "j".to_string())].into();
-        assert!(
-            Keymap::with_overrides(&fixed)
-                .unwrap_err()
-                .contains("fixed key")
-        );
+        for key in ["j", "9"] {
+            let fixed = [("close".to_string(), key.to_string())].into();
+            assert!(
+                Keymap::with_overrides(&fixed)
+                    .unwrap_err()
+                    .contains("fixed key")
+            );
+        }
         let unknown = [("explode".to_string(), "e".to_string())].into();
         assert!(
             Keymap::with_overrides(&unknown)

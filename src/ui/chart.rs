@@ -8,9 +8,10 @@ use ratatui::widgets::Paragraph;
 
 use std::time::SystemTime;
 
+use crate::app::App;
 use crate::app::freshness::STALE_AFTER;
 use crate::app::state::CANDLE_REFRESH;
-use crate::app::{App, Command};
+use crate::config::keys::Command;
 use crate::events::market::Source;
 use crate::protocol::math::price_raw_from_text;
 use crate::protocol::units::price_display;

@@ -13,8 +13,9 @@ use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, TableState, 
 use crate::analytics::intents::{WalletView, lookup};
 use crate::analytics::liquidations::{Danger, WalletRisk, wallet_risk};
 use crate::analytics::wallet::{pending_staking_reward, unrealized};
+use crate::app::App;
 use crate::app::explore::{Found, WalletRead};
-use crate::app::{App, Command};
+use crate::config::keys::Command;
 use crate::protocol::reads::TradeEvent;
 
 use super::history::FeedTable;

@@ -8,7 +8,8 @@ use std::time::SystemTime;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-use crate::app::{App, Command};
+use crate::app::App;
+use crate::config::keys::Command;
 
 use super::theme::Theme;
 

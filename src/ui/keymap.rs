@@ -7,13 +7,30 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 
-use crate::app::{Action, Command, Key, Keymap, Tab};
+use crate::app::{Action, Key, Tab};
+use crate::config::keys::{Command, Keymap};
+
+/// "1 … N": the digits that pick the tabs, N the last one's (`Tab::LAST_DIGIT`).
+const TAB_DIGITS: &str = {
+    const BYTES: [u8; 7] = {
+        let mut b = *b"1 \xe2\x80\xa6 8"; // "1 … 8"
+        b[6] = Tab::LAST_DIGIT as u8;
+        b
+    };
+    match std::str::from_utf8(&BYTES) {
+        Ok(s) => s,
+        Err(_) => panic!("a digit is one byte"),
+    }
+};
 
 /// Fixed keys (navigation and dialogs): the only keys besides the keymap's that do anything.
 pub const FIXED: [(&str, &str); 7] = [
     ("Enter", "review the order or a Fund move (restated first)"),
     ("y / n", "in a dialog: sign and send / cancel"),
-    ("1 … 8", "the tabs in the bar's order (Tab ← → h l: cycle)"),
+    (
+        TAB_DIGITS,
+        "the tabs in the bar's order (Tab ← → h l: cycle)",
+    ),
     ("PgUp PgDn", "Leaders: the page before / after"),
     ("↑ ↓ j k", "move in a table; Fund: deposit or withdraw"),
     ("Esc", "close a dialog or leave a field"),
@@ -108,4 +125,16 @@ pub fn action(key: KeyEvent) -> Option<Action> {
         _ => return None,
     };
     Some(Action::Key(key))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The help's digit line names the last tab a digit picks, whatever their number.
+    #[test]
+    fn the_help_names_the_digits_of_every_tab() {
+        assert_eq!(TAB_DIGITS, format!("1 … {}", Tab::LAST_DIGIT));
+        assert!(FIXED.iter().any(|(keys, _)| *keys == TAB_DIGITS));
+    }
 }

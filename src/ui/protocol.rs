@@ -12,9 +12,10 @@ use ratatui::widgets::{Cell, Paragraph, Row, Sparkline, Table};
 use std::time::SystemTime;
 
 use crate::analytics::overview::{HISTORY_COLUMNS, base_to_usd, chart_series, is_cumulative};
+use crate::app::App;
 use crate::app::freshness::{HEALTH_STALE_AFTER, STALE_AFTER, age_text};
 use crate::app::notices::notice_texts;
-use crate::app::{App, Command};
+use crate::config::keys::Command;
 use crate::events::market::Source;
 use crate::protocol::pretrade::percent_text;
 use crate::protocol::reads::{ProtocolHistory, Summary};

@@ -679,7 +679,7 @@ fn a_remapped_close_frees_x_and_the_help_says_z() {
     let overrides = [("close".to_string(), "z".to_string())]
         .into_iter()
         .collect();
-    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    app.keymap = papertrade_tui::config::keys::Keymap::with_overrides(&overrides).unwrap();
     press(&mut app, KeyCode::Char('2'));
     press(&mut app, KeyCode::Char('x'));
     assert!(app.dialog.is_none(), "x no longer closes");
@@ -702,7 +702,7 @@ fn a_remapped_close_frees_x_and_the_help_says_z() {
     ]
     .into_iter()
     .collect();
-    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    app.keymap = papertrade_tui::config::keys::Keymap::with_overrides(&overrides).unwrap();
     let interval = app.chart_interval;
     for old in [' ', '?', 'c'] {
         press(&mut app, KeyCode::Char(old));
@@ -862,7 +862,7 @@ fn remapped_keys_drive_the_ticket_and_the_hints() {
     ]
     .into_iter()
     .collect();
-    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    app.keymap = papertrade_tui::config::keys::Keymap::with_overrides(&overrides).unwrap();
     press(&mut app, KeyCode::Char('p'));
     assert!(!app.ticket.is_long);
     press(&mut app, KeyCode::Char('b'));
@@ -2195,7 +2195,7 @@ fn leverage_is_typed_and_a_market_picked_by_name() {
         ("pick_market".to_string(), "u".to_string()),
     ]
     .into();
-    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    app.keymap = papertrade_tui::config::keys::Keymap::with_overrides(&overrides).unwrap();
     assert!(
         hints(&app).contains("M U mkt · [ ] Z lev"),
         "{}",
@@ -2259,7 +2259,7 @@ fn the_debt_key_takes_the_margin_from_the_queued_balance() {
     let overrides = [("use_debt".to_string(), "u".to_string())]
         .into_iter()
         .collect();
-    app.keymap = papertrade_tui::app::Keymap::with_overrides(&overrides).unwrap();
+    app.keymap = papertrade_tui::config::keys::Keymap::with_overrides(&overrides).unwrap();
     press(&mut app, KeyCode::Char('d'));
     assert!(!app.ticket.use_debt, "d is no longer bound");
     press(&mut app, KeyCode::Char('u'));

@@ -1,14 +1,22 @@
 //! The Explorer tab: any wallet, read-only, or a lookup of an intent or a position.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
+use super::super::explore::{Fetch, WALLET_REFRESH};
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Explorer;
 
 impl Pane for Explorer {
+    /// The wallet shown, once there is one.
+    fn read(&self, app: &App) -> Option<(Fetch, Duration)> {
+        let wallet = app.explore.explorer.wallet?;
+        Some((Fetch::Wallet(wallet), WALLET_REFRESH))
+    }
+
     fn update(&self, app: &mut App, action: &Action) -> Handled {
         Handled::taken(app.explore_action(action))
     }

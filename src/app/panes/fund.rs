@@ -1,16 +1,29 @@
 //! The Fund tab: HyperCore and Papertrade balances; deposit and withdraw with the owner's
 //! wallet, each restated before the owner's keystore signs it.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
+use super::super::explore::{CORE_FOLLOW_REFRESH, CORE_REFRESH, Fetch};
 use super::super::fund::FundStep;
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Fund;
 
 impl Pane for Fund {
+    /// The session wallet's HyperCore balance; often while a move is followed there.
+    fn read(&self, app: &App) -> Option<(Fetch, Duration)> {
+        let wallet = app.wallet?;
+        let every = if app.fund.following_core() {
+            CORE_FOLLOW_REFRESH
+        } else {
+            CORE_REFRESH
+        };
+        Some((Fetch::CoreBalance(wallet), every))
+    }
+
     fn update(&self, app: &mut App, action: &Action) -> Handled {
         match app.fund_action(action) {
             Some(effects) => Handled::Consumed(effects),

@@ -1,14 +1,22 @@
 //! The Leaders tab: the exchange's leaderboard, any window, sort and search.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
+use super::super::explore::{Fetch, LEADERBOARD_REFRESH};
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Leaders;
 
 impl Pane for Leaders {
+    /// The board at its window, sort, search and page.
+    fn read(&self, app: &App) -> Option<(Fetch, Duration)> {
+        let request = app.explore.leaders.request();
+        Some((Fetch::Leaderboard(request), LEADERBOARD_REFRESH))
+    }
+
     fn update(&self, app: &mut App, action: &Action) -> Handled {
         Handled::taken(app.explore_action(action))
     }

@@ -13,10 +13,10 @@ mod trade;
 
 use std::time::SystemTime;
 
-use super::action::Command;
 use super::pane::{Hint, Pane};
 use super::state::App;
 use super::tab::Tab;
+use crate::config::keys::Command;
 
 /// The pane a tab shows.
 pub(crate) fn of(tab: Tab) -> &'static dyn Pane {
@@ -94,7 +94,7 @@ impl App {
         let mut out = pane.commands(self, now);
         if !pane.takes_text(self) {
             out.extend([
-                Hint::fixed("1-8", "tabs"),
+                Hint::fixed(&format!("1-{}", Tab::LAST_DIGIT), "tabs"),
                 Hint::command(self, Command::Help, "help"),
                 Hint::command(self, Command::Quit, "quit"),
             ]);

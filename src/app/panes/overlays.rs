@@ -3,9 +3,10 @@
 
 use std::time::SystemTime;
 
-use super::super::action::{Action, Command, Key};
+use super::super::action::{Action, Key};
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::{App, Dialog as Restated};
+use crate::config::keys::Command;
 
 /// The confirm dialog: `y` signs exactly what it restates, `n`/Esc cancels; a close's list
 /// scrolls.

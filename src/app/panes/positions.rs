@@ -3,9 +3,10 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
 use super::super::pane::{Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Positions;
 

@@ -3,9 +3,10 @@
 
 use std::time::SystemTime;
 
-use super::super::action::{Action, Command};
+use super::super::action::Action;
 use super::super::pane::{Handled, Hint, Pane};
 use super::super::state::App;
+use crate::config::keys::Command;
 
 pub(super) struct Trade;
 
