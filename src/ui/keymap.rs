@@ -87,8 +87,10 @@ pub(crate) fn help_lines(keymap: &Keymap) -> Vec<(String, &'static str)> {
 /// ignores the switch: the focused pane decides, as for keys).
 pub fn mouse_action(event: MouseEvent, width: u16, tab: Tab) -> Option<Action> {
     match event.kind {
-        MouseEventKind::ScrollUp => Some(Action::Up),
-        MouseEventKind::ScrollDown => Some(Action::Down),
+        // The wheel is the arrow keys: the focused pane says what they mean (an overlay on top
+        // takes them, so the table under the help never scrolls).
+        MouseEventKind::ScrollUp => Some(Action::Key(Key::Up)),
+        MouseEventKind::ScrollDown => Some(Action::Key(Key::Down)),
         MouseEventKind::Down(MouseButton::Left) if event.row == super::TAB_ROW => {
             super::tab_at(event.column, width, tab).map(Action::Tab)
         }

@@ -313,6 +313,42 @@ fn a_long_history_scrolls() {
     assert_eq!(app.position_cursor, 0, "the positions' cursor is not moved");
 }
 
+/// The mouse wheel moves what has the keyboard, as the arrow keys do: the positions' cursor on
+/// the Positions tab, nothing under the help or the message log.
+#[test]
+fn the_wheel_moves_only_what_has_the_keyboard() {
+    use papertrade_tui::ui::keymap::mouse_action;
+    use ratatui::crossterm::event::{MouseEvent, MouseEventKind};
+    let wheel = |app: &mut App, kind: MouseEventKind| {
+        let event = MouseEvent {
+            kind,
+            column: 10,
+            row: 10,
+            modifiers: KeyModifiers::NONE,
+        };
+        if let Some(a) = mouse_action(event, 120, app.tab) {
+            app.handle(Message::Action(a));
+        }
+    };
+    let mut app = fixture(Mode::Demo);
+    app.tab = Tab::Positions;
+    assert!(app.account.as_ref().unwrap().open_positions.len() > 1);
+    wheel(&mut app, MouseEventKind::ScrollDown);
+    assert_eq!(app.position_cursor, 1, "the wheel moves the table");
+    press(&mut app, KeyCode::Char('?'));
+    assert!(app.help);
+    wheel(&mut app, MouseEventKind::ScrollUp);
+    assert_eq!(app.position_cursor, 1, "not under the help");
+    press(&mut app, KeyCode::Esc);
+    press(&mut app, KeyCode::Char('e'));
+    assert!(app.show_log);
+    wheel(&mut app, MouseEventKind::ScrollUp);
+    assert_eq!(app.position_cursor, 1, "not under the message log");
+    press(&mut app, KeyCode::Esc);
+    wheel(&mut app, MouseEventKind::ScrollUp);
+    assert_eq!(app.position_cursor, 0, "the table again once they close");
+}
+
 #[test]
 fn watch_mode_says_it_is_read_only() {
     let app = fixture(Mode::Watch);
