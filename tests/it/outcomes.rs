@@ -154,3 +154,52 @@ async fn a_failed_close_says_what_likely_refused_it() {
         "{v}"
     );
 }
+
+/// A writing command stopped by SIGTERM (or Ctrl-C) while it waits for the fate ends as `--wait`
+/// running out does: the intent is recorded as stopped-waiting in the audit log, the result says
+/// `pending` and it exits 5, so a later command records the fate; it is never resent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signal_while_waiting_ends_the_wait_as_pending() {
+    // The relayer holds each intent 8 s: the command is still waiting when the signal comes.
+    let sim = Sim::live(22, 8_000).await;
+    let user = ready_user(&sim, 1000).await;
+    sim.pin("BTC", "82800.3").await;
+    let mut stream = sim.stream(user.owner()).await;
+    let mut open = user.command(&open_args(
+        "BTC",
+        "long",
+        "100",
+        "10",
+        &["--json", "--wait", "600"],
+    ));
+    open.stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = open.spawn().unwrap();
+    stream
+        .until("the open queued", |s| !s.operations.is_empty())
+        .await;
+    let term = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let waited = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap());
+    let out = tokio::time::timeout(std::time::Duration::from_secs(30), waited)
+        .await
+        .expect("the command ignored SIGTERM and kept waiting")
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["outcome"], "pending", "{v}");
+    let id = v["intentId"].as_str().unwrap();
+    assert_eq!(
+        audit_of(&user, id).last(),
+        Some(&("outcome".to_string(), "pending".to_string())),
+        "the stop is recorded"
+    );
+}
