@@ -257,14 +257,8 @@ pub async fn withdraw(ctx: &Context, a: WithdrawArgs) -> Result<(), CliError> {
             }
             let target = before.total_wei + u128::from(usdc) * CORE_WEI_PER_USDC_UNIT;
             let left = a.wait.duration().saturating_sub(started.elapsed());
-            // Ctrl-C or SIGTERM stops this wait too (the handler the fate's wait installed
-            // stays for the process): as if HyperCore had not shown it yet, exit 5.
-            tokio::select! {
-                (after, seen) = follow_core_credit(&ctx.http, owner, target, left) => {
-                    Some((after, seen))
-                }
-                () = super::signal::stop_signal() => Some((None, false)),
-            }
+            let (after, seen) = follow_core_credit(&ctx.http, owner, target, left).await;
+            Some((after, seen))
         }
         _ => None,
     };

@@ -187,16 +187,8 @@ impl LiveAccount {
         let mut out = watch.on_event(&StreamEvent::Synced(Box::new(self.state.clone())));
         let mut closed = Vec::new();
         let deadline = tokio::time::Instant::now() + timeout;
-        // Ctrl-C or SIGTERM ends the wait as `--wait` running out does: what is known is
-        // recorded and the command exits pending (5), never killed with nothing written.
-        let stop = super::signal::stop_signal();
-        tokio::pin!(stop);
         while !watch.is_empty() {
-            let event = tokio::select! {
-                event = tokio::time::timeout_at(deadline, self.next()) => event,
-                () = &mut stop => break,
-            };
-            match event {
+            match tokio::time::timeout_at(deadline, self.next()).await {
                 Ok(Some(event)) => {
                     if let StreamEvent::Patched { closed: rows, .. } = &event {
                         closed.extend(rows.iter().cloned());
